@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { runCli, COMMANDS } from '../../engine/cli/main.js';
+import { captureIo } from '../support/io.js';
+
+describe('cli/main', () => {
+  it('lists every command in --help and exits 0', async () => {
+    const io = captureIo();
+    assert.equal(await runCli(['--help'], io), 0);
+    for (const c of COMMANDS) assert.match(io.stdout, new RegExp(`\\b${c.name}\\b`));
+  });
+
+  it('exits 2 on no command, printing usage', async () => {
+    const io = captureIo();
+    assert.equal(await runCli([], io), 2);
+    assert.match(io.stdout, /usage: orbitkv/);
+  });
+
+  it('exits 2 and names an unknown command', async () => {
+    const io = captureIo();
+    assert.equal(await runCli(['frobnicate'], io), 2);
+    assert.match(io.stderr, /unknown command 'frobnicate'/);
+  });
+
+  it('has unique command names', () => {
+    assert.equal(new Set(COMMANDS.map((c) => c.name)).size, COMMANDS.length);
+  });
+});
