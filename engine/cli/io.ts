@@ -21,7 +21,14 @@ export const EXIT = {
   rejected: 3,
 } as const;
 
+/**
+ * One CLI command, exported as `command` from `engine/cli/commands/<name>.ts`.
+ * Keep heavy imports inside `run`: every command module is imported to list them.
+ */
 export interface CommandModule {
+  name: string;
+  /** One line for `orbitkv --help`. */
+  summary: string;
   run(argv: string[], io: CliIo): Promise<number>;
 }
 

@@ -1,56 +1,45 @@
-import { pathToFileURL } from 'node:url';
-import { realpathSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type CliIo, type CommandModule, EXIT, UsageError, processIo } from './io.js';
 
 /**
- * The command table. Each command lives in `commands/<name>.ts` and is imported only when
- * it runs, so `orbitkv validate` never loads tree-sitter, ts-morph or the native addon.
+ * Commands are discovered: each file in `commands/` exports `command: CommandModule` (name,
+ * summary, run). Command files keep heavy imports inside `run`, so listing them stays cheap
+ * and `orbitkv validate` never loads tree-sitter, ts-morph or the native addon.
  */
-export const COMMANDS: ReadonlyArray<{ name: string; summary: string; load: () => Promise<CommandModule> }> = [
-  { name: 'check', summary: 'the main job: validate the registry, generate the adapters, print the removal-gate board', load: () => import('./commands/check.js') },
-  { name: 'validate', summary: 'load and validate a registry; diagnostics with code, file:line:col, frame and hint', load: () => import('./commands/validate.js') },
-  { name: 'fmt', summary: 'rewrite contracts in canonical key order and indentation, keeping comments (--check: report only)', load: () => import('./commands/fmt.js') },
-  { name: 'new', summary: 'scaffold a valid contract of a kind: orbitkv new KIND ID', load: () => import('./commands/new.js') },
-  { name: 'schema', summary: 'write or check the JSON Schema generated from the TypeScript model', load: () => import('./commands/schema.js') },
-  { name: 'evidence', summary: 'append to, verify or repair the evidence ledger', load: () => import('./commands/evidence.js') },
-  { name: 'status', summary: 'the removal-gate board: every contract, its state, since when, what blocks it', load: () => import('./commands/status.js') },
-  { name: 'explain', summary: 'the evidence that moved a contract and its gate x profile matrix', load: () => import('./commands/explain.js') },
-  { name: 'can-remove', summary: 'exit 0 when a hook may be removed, 1 with the blocking cells', load: () => import('./commands/can-remove.js') },
-  { name: 'report', summary: 'write contracts/REGISTRY.md (--check: fail on drift)', load: () => import('./commands/report.js') },
-  { name: 'generate', summary: 'emit the vLLM and SGLang adapter packages and the TypeScript rejection module', load: () => import('./commands/generate.js') },
-  { name: 'package-check', summary: 'the packaging gate over a built wheel', load: () => import('./commands/package-check.js') },
-  { name: 'verify', summary: 'check hook targets, interfaces and gap assertions against an engine checkout', load: () => import('./commands/verify.js') },
-  { name: 'doctor', summary: 'what this machine allows: io_uring, O_DIRECT, memlock, CUDA driver', load: () => import('./commands/doctor.js') },
-];
+export async function listCommands(): Promise<CommandModule[]> {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const ext = extname(fileURLToPath(import.meta.url));
+  const dir = join(here, 'commands');
+  const files = readdirSync(dir).filter((f) => f.endsWith(ext) && !f.endsWith(`.d${ext}`)).sort();
+  const modules: CommandModule[] = [];
+  for (const file of files) {
+    const loaded = (await import(pathToFileURL(join(dir, file)).href)) as { command?: CommandModule };
+    if (!loaded.command) throw new Error(`engine/cli/commands/${file} does not export 'command'`);
+    modules.push(loaded.command);
+  }
+  return modules;
+}
 
-function help(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const rows = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
+function help(commands: CommandModule[]): string {
+  const width = Math.max(8, ...commands.map((c) => c.name.length));
+  const rows = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
   return `usage: orbitkv <command> [options]\n\ncommands:\n${rows}\n\nRun \`orbitkv <command> --help\` for a command's options.\n`;
 }
 
 /** Runs one command line; returns the exit code. Never throws at the user. */
 export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
+  const commands = await listCommands();
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.out(help());
+    io.out(help(commands));
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
-    io.err(`orbitkv: unknown command '${name}'\n\n${help()}`);
+  const module = commands.find((c) => c.name === name);
+  if (!module) {
+    io.err(`orbitkv: unknown command '${name}'\n\n${help(commands)}`);
     return EXIT.usage;
-  }
-  let module: CommandModule;
-  try {
-    module = await command.load();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(`commands/${name}.`)) {
-      io.err(`orbitkv: command '${name}' is not part of this build yet\n`);
-      return EXIT.usage;
-    }
-    throw error;
   }
   try {
     return await module.run(rest, io);

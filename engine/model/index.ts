@@ -1,0 +1,13 @@
+export type * from './common.js';
+export type * from './signature.js';
+export type * from './predicate.js';
+export type * from './upstream.js';
+export type * from './engine.js';
+export type * from './interface.js';
+export type * from './hook.js';
+export type * from './gap.js';
+export type * from './rejection.js';
+export type * from './gate.js';
+export type * from './policy.js';
+export type { Contract, ContractKind, ContractOf } from './contract.js';
+export { CONTRACT_KINDS, KIND_TYPE_NAMES } from './contract.js';
