@@ -1,0 +1,63 @@
+import type { Contract, ContractKind, ContractOf, EngineContract } from '../model/index.js';
+import type { SourceRange } from '../diagnostics/index.js';
+import { type SourceFile, rangeAtPath } from './source.js';
+
+/** A loaded contract with the file it came from. */
+export interface ContractEntry<C extends Contract = Contract> {
+  contract: C;
+  source: SourceFile;
+}
+
+/**
+ * The typed registry every phase reads: contracts by id and kind, with their sources so any
+ * later phase can point a diagnostic at `file:line:col`.
+ */
+export class Registry {
+  private readonly byId = new Map<string, ContractEntry>();
+
+  constructor(
+    /** Absolute path of the registry folder. */
+    readonly root: string,
+    /** Every structurally valid contract, in file order. */
+    readonly entries: readonly ContractEntry[],
+  ) {
+    for (const entry of entries) if (!this.byId.has(entry.contract.id)) this.byId.set(entry.contract.id, entry);
+  }
+
+  get contracts(): Contract[] {
+    return this.entries.map((e) => e.contract);
+  }
+
+  /** The first contract with this id (duplicates are diagnosed by validation). */
+  get(id: string): Contract | undefined {
+    return this.byId.get(id)?.contract;
+  }
+
+  entry(id: string): ContractEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  ofKind<K extends ContractKind>(kind: K): ContractOf<K>[] {
+    return this.entries.filter((e) => e.contract.kind === kind).map((e) => e.contract as ContractOf<K>);
+  }
+
+  entriesOfKind<K extends ContractKind>(kind: K): ContractEntry<ContractOf<K>>[] {
+    return this.entries.filter((e) => e.contract.kind === kind) as ContractEntry<ContractOf<K>>[];
+  }
+
+  /** The engine contract pinning `name`. */
+  engine(name: string): EngineContract | undefined {
+    return this.ofKind('engine').find((e) => e.name === name);
+  }
+
+  /** Where a field of a contract is, for diagnostics of later phases. */
+  locate(id: string, path: ReadonlyArray<string | number> = [], key = false): { file: string; range: SourceRange } | undefined {
+    const entry = this.byId.get(id);
+    if (!entry) return undefined;
+    return { file: entry.source.file, range: rangeAtPath(entry.source, path, key) };
+  }
+}
