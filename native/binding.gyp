@@ -1,0 +1,22 @@
+{
+  "targets": [
+    {
+      "target_name": "orbitkv_native",
+      "sources": [
+        "src/addon.cc",
+        "src/aligned_buffer.cc",
+        "src/sandbox.cc",
+        "src/io/completion_sink.cc",
+        "src/io/io_op.cc",
+        "src/io/uring_ring.cc",
+        "src/io/pool_io.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "src"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
+      "cflags_cc": ["-std=c++17", "-O2", "-fexceptions", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],
+      "libraries": ["-l:liburing.a", "-ldl"]
+    }
+  ]
+}

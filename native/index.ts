@@ -1,0 +1,19 @@
+/**
+ * The native module's public surface: direct I/O rings (io_uring or the thread pool), aligned
+ * buffers, capability probes, and the CUDA driver. Loading is lazy: importing this file loads
+ * no addon until a function needs it.
+ */
+export { addonPath, nativeAvailable } from './lib/binding.js';
+export { allocAligned, bufferAddress, liveNativeOps } from './lib/memory.js';
+export { openFile, DIRECT_ALIGNMENT, type DirectFile, type OpenOptions } from './lib/direct-file.js';
+export { IoRing, openRing, type CancelOutcome, type IoBackendName, type IoRequest, type RingOptions, type RingStats } from './lib/io-ring.js';
+export {
+  CancelledError,
+  CudaError,
+  CudaUnavailableError,
+  DirectIoUnavailableError,
+  IoError,
+  IoUringUnavailableError,
+  NativeUnavailableError,
+  RingClosedError,
+} from './lib/errors.js';

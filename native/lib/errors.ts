@@ -1,0 +1,96 @@
+/**
+ * Every error the native module raises. I/O errors carry the errno name, the operation, the
+ * file and the offset; CUDA errors carry the `CUresult` name; availability errors say why.
+ */
+import { getSystemErrorName } from 'node:util';
+
+export const REBUILD_HINT = 'rebuild it with `npm run install` (needs g++, make and liburing-dev)';
+
+/** The addon is missing or failed to load. */
+export class NativeUnavailableError extends Error {
+  readonly code = 'ENATIVE_UNAVAILABLE';
+  constructor(reason: string) {
+    super(`${reason}; ${REBUILD_HINT}`);
+    this.name = 'NativeUnavailableError';
+  }
+}
+
+export type IoOpName = 'read' | 'write' | 'fsync' | 'readv' | 'writev' | 'open';
+
+/** A failed I/O operation: `code` is the errno name (EINVAL, ENOSPC, EFBIG, ...). */
+export class IoError extends Error {
+  constructor(
+    readonly code: string,
+    readonly op: IoOpName,
+    readonly file: string,
+    readonly offset: number,
+    readonly length: number,
+  ) {
+    super(`${op} ${file} at offset ${offset} (${length} bytes): ${code}`);
+    this.name = 'IoError';
+  }
+
+  static fromResult(result: number, op: IoOpName, file: string, offset: number, length: number): IoError {
+    return new IoError(errnoName(-result), op, file, offset, length);
+  }
+}
+
+/** io_uring cannot be used here; `code` is what io_uring_setup returned (EPERM, ENOSYS, ...). */
+export class IoUringUnavailableError extends Error {
+  constructor(readonly code: string, detail: string) {
+    super(`io_uring is refused here (io_uring_setup: ${code}${detail ? `: ${detail}` : ''}); seccomp profiles (Docker, Kubernetes) and kernel.io_uring_disabled do this. Use backend 'threadpool', or 'auto' to fall back`);
+    this.name = 'IoUringUnavailableError';
+  }
+}
+
+/** The file system refused O_DIRECT for this file. */
+export class DirectIoUnavailableError extends Error {
+  readonly code = 'EINVAL';
+  constructor(readonly file: string) {
+    super(`O_DIRECT is refused for ${file} (open: EINVAL); open it with direct: 'auto' to fall back to buffered I/O`);
+    this.name = 'DirectIoUnavailableError';
+  }
+}
+
+/** An operation on a ring that is closed or closing. */
+export class RingClosedError extends Error {
+  readonly code = 'ERING_CLOSED';
+  constructor(op: string) {
+    super(`${op}: the ring is closed`);
+    this.name = 'RingClosedError';
+  }
+}
+
+/** The operation was cancelled before it moved any byte. */
+export class CancelledError extends Error {
+  readonly code = 'ECANCELED';
+  constructor(op: IoOpName, file: string, offset: number) {
+    super(`${op} ${file} at offset ${offset}: cancelled`);
+    this.name = 'CancelledError';
+  }
+}
+
+/** No usable CUDA driver; `reason` says why (no libcuda, cuInit failed, no device). */
+export class CudaUnavailableError extends Error {
+  readonly code = 'ECUDA_UNAVAILABLE';
+  constructor(readonly reason: string, call?: string) {
+    super(`${call ? `${call}: ` : ''}CUDA is unavailable: ${reason}`);
+    this.name = 'CudaUnavailableError';
+  }
+}
+
+/** A CUDA driver call failed; `code` is the CUresult name. */
+export class CudaError extends Error {
+  constructor(readonly code: string, readonly call: string, detail?: string) {
+    super(`${call}: ${code}${detail ? ` (${detail})` : ''}`);
+    this.name = 'CudaError';
+  }
+}
+
+export function errnoName(errno: number): string {
+  try {
+    return getSystemErrorName(-Math.abs(errno));
+  } catch {
+    return `E${errno}`;
+  }
+}

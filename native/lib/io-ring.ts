@@ -1,0 +1,375 @@
+/**
+ * IoRing: batched direct I/O over one native backend (io_uring, or the libuv thread pool where
+ * io_uring is refused). The native side only queues, submits, cancels and reports completions;
+ * this file owns the policy: argument checks, a depth and bytes-in-flight budget, reads ahead
+ * of writes, fsync as a barrier, definite cancellation outcomes, and draining close.
+ *
+ * @example
+ * const ring = openRing({ depth: 64, backend: 'auto' });
+ * const file = openFile('/data/seg0', { create: true });
+ * const buf = allocAligned(1 << 20);
+ * await ring.write(file, buf, 0);
+ * await ring.close();
+ */
+import { binding, type RawIoBackend } from './binding.js';
+import type { DirectFile } from './direct-file.js';
+import { CancelledError, IoError, IoUringUnavailableError, RingClosedError, type IoOpName } from './errors.js';
+
+export type IoBackendName = 'io_uring' | 'threadpool';
+
+export interface RingOptions {
+  /** Most ops submitted at once (default 64). */
+  depth?: number;
+  /** 'auto' (default) takes io_uring where allowed, else the thread pool, and says why. */
+  backend?: IoBackendName | 'auto';
+  /** Most bytes submitted at once (default 64 MiB); one larger op still runs alone. */
+  budgetBytes?: number;
+}
+
+/** How a cancellation ended: the op finished anyway (`done`) or never moved a byte. */
+export type CancelOutcome = 'done' | 'cancelled';
+
+/** A submitted operation: a promise of the bytes moved, which can be cancelled. */
+export type IoRequest = Promise<number> & { cancel(): Promise<CancelOutcome> };
+
+export interface RingStats {
+  inFlight: number;
+  inFlightBytes: number;
+  queued: number;
+}
+
+const KIND: Record<Exclude<IoOpName, 'open'>, number> = { read: 0, write: 1, fsync: 2, readv: 3, writev: 4 };
+
+interface OpRecord {
+  id: number;
+  op: Exclude<IoOpName, 'open'>;
+  file: DirectFile;
+  buffer: Uint8Array | null;
+  buffers: Uint8Array[] | null;
+  bufferOffset: number;
+  length: number;
+  offset: number;
+  bufIndex: number;
+  state: 'queued' | 'submitted' | 'settled';
+  cancelRequested: boolean;
+  resolve(bytes: number): void;
+  reject(error: Error): void;
+  settled: Promise<CancelOutcome>;
+}
+
+/** A FIFO with O(1) push/shift that skips ops cancelled while queued. */
+class OpQueue {
+  private items: OpRecord[] = [];
+  private head = 0;
+  push(op: OpRecord): void {
+    this.items.push(op);
+  }
+  peek(): OpRecord | undefined {
+    while (this.head < this.items.length && this.items[this.head]!.state !== 'queued') this.head++;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return this.items[this.head];
+  }
+  shift(): void {
+    this.head++;
+  }
+  get size(): number {
+    let n = 0;
+    for (let i = this.head; i < this.items.length; i++) if (this.items[i]!.state === 'queued') n++;
+    return n;
+  }
+}
+
+export class IoRing {
+  readonly backend: IoBackendName;
+  /** Why this backend: 'requested', or why io_uring was passed over. */
+  readonly backendReason: string;
+  readonly depth: number;
+  readonly budgetBytes: number;
+
+  private readonly native: RawIoBackend;
+  private readonly ids: Uint32Array;
+  private readonly results: Float64Array;
+  private readonly ops = new Map<number, OpRecord>();
+  private readonly reads = new OpQueue();
+  private readonly writes = new OpQueue();
+  private nextId = 1;
+  private inFlight = 0;
+  private inFlightBytes = 0;
+  private writesInFlight = 0;
+  private pumpScheduled = false;
+  private closing: Promise<void> | null = null;
+  private drained: (() => void) | null = null;
+  private registered = new Map<ArrayBufferLike, { index: number; start: number; end: number }>();
+
+  constructor(options: RingOptions = {}) {
+    const depth = options.depth ?? 64;
+    const budget = options.budgetBytes ?? 64 * 1024 * 1024;
+    if (!Number.isInteger(depth) || depth < 1 || depth > 32768) throw new RangeError(`depth must be an integer in 1..32768, got ${depth}`);
+    if (!(budget > 0)) throw new RangeError(`budgetBytes must be positive, got ${budget}`);
+    this.depth = depth;
+    this.budgetBytes = budget;
+    // Completions per callback: io_uring's completion queue holds twice the depth.
+    this.ids = new Uint32Array(depth * 2 + 8);
+    this.results = new Float64Array(depth * 2 + 8);
+    const want = options.backend ?? 'auto';
+    const raw = binding();
+    const complete = (count: number) => this.onComplete(count);
+    if (want === 'threadpool') {
+      this.native = new raw.PoolIo(depth, complete, this.ids, this.results);
+      this.backend = 'threadpool';
+      this.backendReason = 'requested';
+      return;
+    }
+    try {
+      this.native = new raw.UringRing(depth, complete, this.ids, this.results);
+      this.backend = 'io_uring';
+      this.backendReason = want === 'auto' ? 'io_uring allowed' : 'requested';
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+      const refused = new IoUringUnavailableError(code, (error as NodeJS.ErrnoException).syscall === 'io_uring_setup' ? '' : (error as Error).message);
+      if (want === 'io_uring') throw refused;
+      this.native = new raw.PoolIo(depth, complete, this.ids, this.results);
+      this.backend = 'threadpool';
+      this.backendReason = `io_uring refused (io_uring_setup: ${code})`;
+    }
+  }
+
+  /** Reads `length` bytes (default: the buffer's) at `offset`; resolves to the bytes read (short only at end of file). */
+  read(file: DirectFile, buffer: Uint8Array, offset: number, length?: number, bufferOffset = 0): IoRequest {
+    return this.enqueue('read', file, buffer, null, offset, length ?? buffer.byteLength - bufferOffset, bufferOffset);
+  }
+
+  write(file: DirectFile, buffer: Uint8Array, offset: number, length?: number, bufferOffset = 0): IoRequest {
+    return this.enqueue('write', file, buffer, null, offset, length ?? buffer.byteLength - bufferOffset, bufferOffset);
+  }
+
+  /** One read scattered over several buffers, in order (vectored I/O). */
+  readv(file: DirectFile, buffers: Uint8Array[], offset: number): IoRequest {
+    return this.enqueue('readv', file, null, buffers, offset, sum(buffers), 0);
+  }
+
+  writev(file: DirectFile, buffers: Uint8Array[], offset: number): IoRequest {
+    return this.enqueue('writev', file, null, buffers, offset, sum(buffers), 0);
+  }
+
+  /** Flushes the file; issued after every write queued before it has completed. */
+  fsync(file: DirectFile): IoRequest {
+    return this.enqueue('fsync', file, null, null, 0, 0, 0);
+  }
+
+  /** Submits several ops together; settles when all have, rejecting with the first error. */
+  batch(requests: IoRequest[]): Promise<number[]> {
+    return Promise.all(requests);
+  }
+
+  /**
+   * Registers arena slots with the kernel (io_uring fixed buffers): later ops on ranges inside
+   * them skip the per-op page pinning. Replaces an earlier registration; needs an idle ring.
+   */
+  registerBuffers(buffers: Uint8Array[]): number {
+    this.checkOpen('registerBuffers');
+    if (this.inFlight > 0) throw new IoError('EBUSY', 'read', '(ring)', 0, 0);
+    const count = this.native.registerBuffers(buffers);
+    this.registered = new Map(buffers.map((b, index) => [b.buffer, { index, start: b.byteOffset, end: b.byteOffset + b.byteLength }]));
+    return count;
+  }
+
+  get stats(): RingStats {
+    return { inFlight: this.inFlight, inFlightBytes: this.inFlightBytes, queued: this.reads.size + this.writes.size };
+  }
+
+  get closed(): boolean {
+    return this.closing !== null;
+  }
+
+  /**
+   * Stops taking ops, lets everything queued and in flight finish (or, with `cancel`, cancels
+   * it first), then releases the ring. Idempotent.
+   */
+  close(options: { cancel?: boolean } = {}): Promise<void> {
+    if (this.closing) return this.closing;
+    if (options.cancel) for (const op of [...this.ops.values()]) void this.cancelOp(op);
+    this.closing = new Promise<void>((resolve) => {
+      this.drained = resolve;
+    }).then(() => this.native.close());
+    this.pump();
+    this.checkDrained();
+    return this.closing;
+  }
+
+  private checkOpen(what: string): void {
+    if (this.closing) throw new RingClosedError(what);
+  }
+
+  private enqueue(op: OpRecord['op'], file: DirectFile, buffer: Uint8Array | null, buffers: Uint8Array[] | null, offset: number, length: number, bufferOffset: number): IoRequest {
+    let rec!: OpRecord;
+    const promise = new Promise<number>((resolve, reject) => {
+      checkArguments(op, file, buffer, buffers, offset, length, bufferOffset);
+      if (this.closing) throw new RingClosedError(`${op} ${file.path}`);
+      let settle!: (o: CancelOutcome) => void;
+      const settled = new Promise<CancelOutcome>((r) => (settle = r));
+      rec = {
+        id: this.takeId(),
+        op,
+        file,
+        buffer,
+        buffers,
+        bufferOffset,
+        length,
+        offset,
+        bufIndex: buffer ? this.registeredIndex(buffer, bufferOffset, length) : -1,
+        state: 'queued',
+        cancelRequested: false,
+        resolve: (n) => {
+          settle('done');
+          resolve(n);
+        },
+        reject: (e) => {
+          settle(e instanceof CancelledError ? 'cancelled' : 'done');
+          reject(e);
+        },
+        settled,
+      };
+      this.ops.set(rec.id, rec);
+      (op === 'read' || op === 'readv' ? this.reads : this.writes).push(rec);
+      this.schedulePump();
+    });
+    return Object.assign(promise, {
+      cancel: (): Promise<CancelOutcome> => (rec ? this.cancelOp(rec) : Promise.resolve<CancelOutcome>('done')),
+    });
+  }
+
+  private takeId(): number {
+    do this.nextId = this.nextId >= 0xffffffff ? 1 : this.nextId + 1;
+    while (this.ops.has(this.nextId));
+    return this.nextId;
+  }
+
+  private registeredIndex(buffer: Uint8Array, bufferOffset: number, length: number): number {
+    const slot = this.registered.get(buffer.buffer);
+    if (!slot) return -1;
+    const start = buffer.byteOffset + bufferOffset;
+    return start >= slot.start && start + length <= slot.end ? slot.index : -1;
+  }
+
+  private cancelOp(rec: OpRecord): Promise<CancelOutcome> {
+    if (rec.state === 'settled') return rec.settled;
+    rec.cancelRequested = true;
+    if (rec.state === 'queued') {
+      this.settle(rec, new CancelledError(rec.op, rec.file.path, rec.offset));
+      this.checkDrained();
+    } else {
+      this.native.cancel(rec.id);
+    }
+    return rec.settled;
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Moves queued ops into the backend within depth and budget, reads first; one submit. */
+  private pump(): void {
+    let queued = 0;
+    for (;;) {
+      if (this.inFlight >= this.depth) break;
+      let next = this.reads.peek();
+      let queue = this.reads;
+      if (!next) {
+        next = this.writes.peek();
+        queue = this.writes;
+        if (next?.op === 'fsync' && this.writesInFlight > 0) break;  // barrier: earlier writes first
+      }
+      if (!next) break;
+      if (this.inFlight > 0 && this.inFlightBytes + next.length > this.budgetBytes) break;
+      queue.shift();
+      try {
+        this.dispatch(next);
+      } catch (error) {
+        this.settle(next, error as Error);
+        continue;
+      }
+      queued++;
+    }
+    if (queued > 0) this.native.submit();
+  }
+
+  private dispatch(rec: OpRecord): void {
+    const kind = KIND[rec.op];
+    if (rec.buffers) this.native.queueVec(rec.id, kind, rec.file.fd, rec.buffers, rec.offset);
+    else this.native.queue(rec.id, kind, rec.file.fd, rec.buffer, rec.bufferOffset, rec.length, rec.offset, rec.bufIndex);
+    rec.state = 'submitted';
+    this.inFlight++;
+    this.inFlightBytes += rec.length;
+    if (rec.op !== 'read' && rec.op !== 'readv') this.writesInFlight++;
+  }
+
+  private onComplete(count: number): void {
+    for (let i = 0; i < count; i++) {
+      const rec = this.ops.get(this.ids[i]!);
+      const result = this.results[i]!;
+      if (!rec) continue;
+      this.inFlight--;
+      this.inFlightBytes -= rec.length;
+      if (rec.op !== 'read' && rec.op !== 'readv') this.writesInFlight--;
+      if (result >= 0) this.settle(rec, result);
+      else if (rec.cancelRequested && result === -125 /* ECANCELED */) this.settle(rec, new CancelledError(rec.op, rec.file.path, rec.offset));
+      else this.settle(rec, IoError.fromResult(result, rec.op, rec.file.path, rec.offset, rec.length));
+    }
+    this.pump();
+    this.checkDrained();
+  }
+
+  private settle(rec: OpRecord, outcome: number | Error): void {
+    if (rec.state === 'settled') return;
+    rec.state = 'settled';
+    this.ops.delete(rec.id);
+    rec.buffer = null;
+    rec.buffers = null;
+    if (typeof outcome === 'number') rec.resolve(outcome);
+    else rec.reject(outcome);
+  }
+
+  private checkDrained(): void {
+    if (this.drained && this.ops.size === 0) {
+      const done = this.drained;
+      this.drained = null;
+      done();
+    }
+  }
+}
+
+/** Every argument check for I/O in one place. */
+function checkArguments(op: IoOpName, file: DirectFile, buffer: Uint8Array | null, buffers: Uint8Array[] | null, offset: number, length: number, bufferOffset: number): void {
+  if (!file || !Number.isInteger(file.fd) || file.fd < 0) throw new TypeError(`${op}: not an open file`);
+  if (!Number.isSafeInteger(offset) || offset < -1) throw new RangeError(`${op} ${file.path}: offset must be an integer >= 0 (or -1 for the current position), got ${offset}`);
+  if (buffer) {
+    if (!(buffer instanceof Uint8Array)) throw new TypeError(`${op} ${file.path}: buffer must be a Uint8Array`);
+    if (!Number.isInteger(bufferOffset) || bufferOffset < 0 || !Number.isInteger(length) || length < 0 || bufferOffset + length > buffer.byteLength)
+      throw new RangeError(`${op} ${file.path}: range ${bufferOffset}+${length} is outside the ${buffer.byteLength}-byte buffer`);
+    if (length > 0x7ffff000) throw new RangeError(`${op} ${file.path}: ${length} bytes is more than one op moves (2 GiB - 4 KiB)`);
+  }
+  if (buffers) {
+    if (buffers.length === 0 || buffers.length > 1024) throw new RangeError(`${op} ${file.path}: 1..1024 buffers, got ${buffers.length}`);
+    for (const b of buffers) if (!(b instanceof Uint8Array)) throw new TypeError(`${op} ${file.path}: buffers must be Uint8Arrays`);
+  }
+}
+
+function sum(buffers: Uint8Array[]): number {
+  let n = 0;
+  for (const b of buffers) n += b?.byteLength ?? 0;
+  return n;
+}
+
+/** Opens a ring; see {@link RingOptions}. */
+export function openRing(options: RingOptions = {}): IoRing {
+  return new IoRing(options);
+}

@@ -1,0 +1,28 @@
+// orbitkv_native: io_uring and thread-pool I/O, aligned buffers, and the CUDA driver (dlopen).
+#include <napi.h>
+#include "aligned_buffer.h"
+#include "io/io_op.h"
+#include "io/pool_io.h"
+#include "io/uring_ring.h"
+#include "sandbox.h"
+
+namespace orbitkv {
+
+static Napi::Value LiveOps(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(IoOp::live.load()));
+}
+
+Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
+  InitAlignedBuffer(env, exports);
+  InitSandbox(env, exports);
+  UringRing::Init(env, exports);
+  PoolIo::Init(env, exports);
+  exports.Set("liveOps", Napi::Function::New(env, LiveOps, "liveOps"));
+  return exports;
+}
+
+}  // namespace orbitkv
+
+static Napi::Object InitModule(Napi::Env env, Napi::Object exports) { return orbitkv::InitAddon(env, exports); }
+
+NODE_API_MODULE(orbitkv_native, InitModule)

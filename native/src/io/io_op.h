@@ -1,0 +1,36 @@
+// One submitted I/O operation. Its state travels with the request (liburing/fio style): where
+// it is, how far it got, so short transfers and -EAGAIN are resubmitted without JS noticing.
+#pragma once
+#include <sys/uio.h>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace orbitkv {
+
+enum class OpKind : int32_t { Read = 0, Write = 1, Fsync = 2, Readv = 3, Writev = 4 };
+
+struct IoOp {
+  uint32_t id = 0;
+  OpKind kind = OpKind::Read;
+  int fd = -1;
+  int64_t offset = 0;       // file offset of the next byte; -1: the file's current position
+  int32_t bufIndex = -1;    // registered-buffer index (io_uring only), -1 when not registered
+  std::vector<iovec> iov;   // remaining segments (one for read/write)
+  int64_t done = 0;         // bytes transferred so far
+
+  IoOp();
+  ~IoOp();
+  IoOp(const IoOp&) = delete;
+  IoOp& operator=(const IoOp&) = delete;
+
+  bool IsRead() const { return kind == OpKind::Read || kind == OpKind::Readv; }
+  size_t Remaining() const;
+  /** Records `n` transferred bytes; returns true when the op still has bytes to move. */
+  bool Advance(size_t n);
+
+  /** Ops alive in native memory, across all rings: specs assert it returns to zero. */
+  static std::atomic<int64_t> live;
+};
+
+}  // namespace orbitkv

@@ -1,0 +1,185 @@
+#include "io/pool_io.h"
+#include <sys/uio.h>
+#include <unistd.h>
+#include <cerrno>
+#include <climits>
+#include <string>
+#include "errno_name.h"
+
+namespace orbitkv {
+
+void PoolIo::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function cls = DefineClass(env, "PoolIo",
+                                   {InstanceMethod<&PoolIo::Queue>("queue"),
+                                    InstanceMethod<&PoolIo::QueueVec>("queueVec"),
+                                    InstanceMethod<&PoolIo::Submit>("submit"),
+                                    InstanceMethod<&PoolIo::Cancel>("cancel"),
+                                    InstanceMethod<&PoolIo::RegisterBuffers>("registerBuffers"),
+                                    InstanceMethod<&PoolIo::Close>("close"),
+                                    InstanceAccessor<&PoolIo::InFlight>("inFlight"),
+                                    InstanceAccessor<&PoolIo::Depth>("depth")});
+  exports.Set("PoolIo", cls);
+}
+
+PoolIo::PoolIo(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PoolIo>(info) {
+  Napi::Env env = info.Env();
+  depth_ = info[0].As<Napi::Number>().Uint32Value();
+  napi_get_uv_event_loop(env, &loop_);
+  sink_.Init(env, info[1].As<Napi::Function>(), info[2].As<Napi::Uint32Array>(), info[3].As<Napi::Float64Array>());
+}
+
+PoolIo::~PoolIo() {
+  // Only reached when nothing is in flight (in-flight work holds a strong reference), or at
+  // environment teardown, when libuv no longer runs callbacks for this object.
+  for (auto& entry : inflight_) entry.second->owner = nullptr;
+  inflight_.clear();
+}
+
+void PoolIo::CheckOpen(Napi::Env env) const {
+  if (!open_) {
+    Napi::Error e = Napi::Error::New(env, "the ring is closed");
+    e.Set("code", Napi::String::New(env, "ERING_CLOSED"));
+    throw e;
+  }
+}
+
+void PoolIo::Start(Napi::Env env, Work* work) {
+  work->owner = this;
+  work->req.data = work;
+  int ret = uv_queue_work(loop_, &work->req, &PoolIo::Execute, &PoolIo::AfterExecute);
+  if (ret != 0) {
+    delete work;
+    throw SystemError(env, -ret, "uv_queue_work", "");
+  }
+  inflight_[work->op.id] = work;
+  if (!refd_) {
+    refd_ = true;
+    Ref();
+  }
+}
+
+// Runs on a pool thread: moves every byte, retrying EINTR/EAGAIN and short transfers.
+void PoolIo::Execute(uv_work_t* req) {
+  Work* work = static_cast<Work*>(req->data);
+  IoOp& op = work->op;
+  if (op.kind == OpKind::Fsync) {
+    work->error = fsync(op.fd) == 0 ? 0 : errno;
+    return;
+  }
+  while (!op.iov.empty()) {
+    ssize_t n;
+    int count = static_cast<int>(op.iov.size() < IOV_MAX ? op.iov.size() : IOV_MAX);
+    if (op.IsRead())
+      n = op.offset < 0 ? readv(op.fd, op.iov.data(), count) : preadv(op.fd, op.iov.data(), count, op.offset);
+    else
+      n = op.offset < 0 ? writev(op.fd, op.iov.data(), count) : pwritev(op.fd, op.iov.data(), count, op.offset);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      work->error = errno;
+      return;
+    }
+    if (n == 0) return;  // end of file
+    op.Advance(static_cast<size_t>(n));
+    if (op.IsRead() && op.offset < 0) return;  // a stream read ends with the first bytes it gets
+  }
+}
+
+void PoolIo::AfterExecute(uv_work_t* req, int status) {
+  Work* work = static_cast<Work*>(req->data);
+  PoolIo* self = work->owner;
+  double result = status == UV_ECANCELED ? -ECANCELED
+                  : work->error != 0    ? -work->error
+                                        : static_cast<double>(work->op.done);
+  uint32_t id = work->op.id;
+  delete work;
+  if (self == nullptr) return;
+  self->inflight_.erase(id);
+  Napi::Env env = self->Env();
+  Napi::HandleScope scope(env);
+  bool idle = self->inflight_.empty() && self->refd_;
+  if (idle) self->refd_ = false;
+  self->sink_.Push(id, result);
+  try {
+    self->sink_.Flush(env);
+  } catch (const Napi::Error& e) {
+    napi_fatal_exception(env, e.Value());
+  }
+  if (idle) self->Unref();
+}
+
+Napi::Value PoolIo::Queue(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  CheckOpen(env);
+  auto* work = new Work();
+  IoOp& op = work->op;
+  op.id = info[0].As<Napi::Number>().Uint32Value();
+  op.kind = static_cast<OpKind>(info[1].As<Napi::Number>().Int32Value());
+  op.fd = info[2].As<Napi::Number>().Int32Value();
+  if (op.kind != OpKind::Fsync) {
+    auto buf = info[3].As<Napi::Uint8Array>();
+    size_t at = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
+    size_t len = static_cast<size_t>(info[5].As<Napi::Number>().Int64Value());
+    if (at > buf.ByteLength() || len > buf.ByteLength() - at) {
+      delete work;
+      throw Napi::RangeError::New(env, "buffer range out of bounds");
+    }
+    op.iov.push_back({buf.Data() + at, len});
+  }
+  op.offset = info[6].As<Napi::Number>().Int64Value();
+  Start(env, work);
+  return env.Undefined();
+}
+
+Napi::Value PoolIo::QueueVec(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  CheckOpen(env);
+  auto* work = new Work();
+  IoOp& op = work->op;
+  op.id = info[0].As<Napi::Number>().Uint32Value();
+  op.kind = static_cast<OpKind>(info[1].As<Napi::Number>().Int32Value());
+  op.fd = info[2].As<Napi::Number>().Int32Value();
+  auto list = info[3].As<Napi::Array>();
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    auto buf = list.Get(i).As<Napi::Uint8Array>();
+    op.iov.push_back({buf.Data(), buf.ByteLength()});
+  }
+  op.offset = info[4].As<Napi::Number>().Int64Value();
+  Start(env, work);
+  return env.Undefined();
+}
+
+// Work starts when queued; submit exists so both backends share one interface.
+Napi::Value PoolIo::Submit(const Napi::CallbackInfo& info) {
+  CheckOpen(info.Env());
+  return Napi::Number::New(info.Env(), 0);
+}
+
+// cancel(id) -> true when the op had not started and will complete with -ECANCELED.
+Napi::Value PoolIo::Cancel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto it = inflight_.find(info[0].As<Napi::Number>().Uint32Value());
+  if (it == inflight_.end()) return Napi::Boolean::New(env, false);
+  return Napi::Boolean::New(env, uv_cancel(reinterpret_cast<uv_req_t*>(&it->second->req)) == 0);
+}
+
+// Plain memory works for pread/pwrite: registration is accepted and has no effect.
+Napi::Value PoolIo::RegisterBuffers(const Napi::CallbackInfo& info) {
+  CheckOpen(info.Env());
+  return Napi::Number::New(info.Env(), info[0].As<Napi::Array>().Length());
+}
+
+Napi::Value PoolIo::Close(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!inflight_.empty()) throw SystemError(env, EBUSY, "close", std::to_string(inflight_.size()) + " ops in flight");
+  open_ = false;
+  sink_.Reset();
+  return env.Undefined();
+}
+
+Napi::Value PoolIo::InFlight(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(inflight_.size()));
+}
+
+Napi::Value PoolIo::Depth(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), depth_); }
+
+}  // namespace orbitkv

@@ -1,0 +1,49 @@
+// PoolIo: the thread-pool backend for machines that refuse io_uring. Each op is a pread/pwrite
+// (or preadv/pwritev/fsync) on libuv's pool; uv_cancel takes back ops no thread has started.
+#pragma once
+#include <napi.h>
+#include <uv.h>
+#include <unordered_map>
+#include "io/completion_sink.h"
+#include "io/io_op.h"
+
+namespace orbitkv {
+
+class PoolIo : public Napi::ObjectWrap<PoolIo> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  /** new PoolIo(depth, callback, ids, results) */
+  explicit PoolIo(const Napi::CallbackInfo& info);
+  ~PoolIo() override;
+
+ private:
+  struct Work {
+    uv_work_t req;
+    IoOp op;
+    PoolIo* owner;
+    int error = 0;
+  };
+
+  Napi::Value Queue(const Napi::CallbackInfo& info);
+  Napi::Value QueueVec(const Napi::CallbackInfo& info);
+  Napi::Value Submit(const Napi::CallbackInfo& info);
+  Napi::Value Cancel(const Napi::CallbackInfo& info);
+  Napi::Value RegisterBuffers(const Napi::CallbackInfo& info);
+  Napi::Value Close(const Napi::CallbackInfo& info);
+  Napi::Value InFlight(const Napi::CallbackInfo& info);
+  Napi::Value Depth(const Napi::CallbackInfo& info);
+
+  void CheckOpen(Napi::Env env) const;
+  void Start(Napi::Env env, Work* work);
+  static void Execute(uv_work_t* req);
+  static void AfterExecute(uv_work_t* req, int status);
+
+  bool open_ = true;
+  bool refd_ = false;
+  unsigned depth_ = 0;
+  uv_loop_t* loop_ = nullptr;
+  std::unordered_map<uint32_t, Work*> inflight_;
+  CompletionSink sink_;
+};
+
+}  // namespace orbitkv

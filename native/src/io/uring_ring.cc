@@ -1,0 +1,321 @@
+#include "io/uring_ring.h"
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include "errno_name.h"
+
+namespace orbitkv {
+
+// user_data of our own cancel requests: never a valid IoOp pointer.
+static constexpr uint64_t kCancelTag = 1;
+
+void UringRing::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function cls = DefineClass(env, "UringRing",
+                                   {InstanceMethod<&UringRing::Queue>("queue"),
+                                    InstanceMethod<&UringRing::QueueVec>("queueVec"),
+                                    InstanceMethod<&UringRing::Submit>("submit"),
+                                    InstanceMethod<&UringRing::Cancel>("cancel"),
+                                    InstanceMethod<&UringRing::RegisterBuffers>("registerBuffers"),
+                                    InstanceMethod<&UringRing::Close>("close"),
+                                    InstanceAccessor<&UringRing::InFlight>("inFlight"),
+                                    InstanceAccessor<&UringRing::Depth>("depth")});
+  exports.Set("UringRing", cls);
+}
+
+UringRing::UringRing(const Napi::CallbackInfo& info) : Napi::ObjectWrap<UringRing>(info) {
+  Napi::Env env = info.Env();
+  unsigned depth = info[0].As<Napi::Number>().Uint32Value();
+  int ret = io_uring_queue_init(depth, &ring_, 0);
+  if (ret < 0) throw SystemError(env, -ret, "io_uring_setup", "depth " + std::to_string(depth));
+  open_ = true;
+  depth_ = ring_.sq.ring_entries;
+  eventFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (eventFd_ < 0) {
+    int err = errno;
+    Teardown();
+    throw SystemError(env, err, "eventfd", "");
+  }
+  ret = io_uring_register_eventfd(&ring_, eventFd_);
+  if (ret < 0) {
+    Teardown();
+    throw SystemError(env, -ret, "io_uring_register_eventfd", "");
+  }
+  uv_loop_t* loop = nullptr;
+  napi_get_uv_event_loop(env, &loop);
+  poll_ = new uv_poll_t;
+  uv_poll_init(loop, poll_, eventFd_);
+  poll_->data = this;
+  uv_poll_start(poll_, UV_READABLE, &UringRing::OnPoll);
+  uv_unref(reinterpret_cast<uv_handle_t*>(poll_));  // an idle ring never keeps the process alive
+  sink_.Init(env, info[1].As<Napi::Function>(), info[2].As<Napi::Uint32Array>(), info[3].As<Napi::Float64Array>());
+}
+
+UringRing::~UringRing() {
+  refd_ = false;  // finalizing: the reference is already gone
+  Teardown();
+}
+
+void UringRing::Teardown() {
+  if (poll_ != nullptr) {
+    uv_poll_stop(poll_);
+    poll_->data = nullptr;
+    uv_close(reinterpret_cast<uv_handle_t*>(poll_), [](uv_handle_t* h) { delete reinterpret_cast<uv_poll_t*>(h); });
+    poll_ = nullptr;
+  }
+  if (open_) {
+    io_uring_queue_exit(&ring_);  // the kernel cancels and waits for anything still running
+    open_ = false;
+  }
+  if (eventFd_ >= 0) {
+    close(eventFd_);
+    eventFd_ = -1;
+  }
+  for (auto& entry : inflight_) delete entry.second;
+  inflight_.clear();
+  registered_.clear();
+  sink_.Reset();
+  if (refd_) {
+    refd_ = false;
+    Unref();
+  }
+}
+
+void UringRing::CheckOpen(Napi::Env env) const {
+  if (!open_) {
+    Napi::Error e = Napi::Error::New(env, "the ring is closed");
+    e.Set("code", Napi::String::New(env, "ERING_CLOSED"));
+    throw e;
+  }
+}
+
+io_uring_sqe* UringRing::GetSqe(Napi::Env env) {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (sqe == nullptr) {
+    io_uring_submit(&ring_);
+    sqe = io_uring_get_sqe(&ring_);
+  }
+  if (sqe == nullptr) throw SystemError(env, EBUSY, "io_uring_get_sqe", "submission queue full");
+  return sqe;
+}
+
+void UringRing::Prep(io_uring_sqe* sqe, IoOp* op) {
+  iovec none{nullptr, 0};
+  iovec& first = op->iov.empty() ? none : op->iov[0];
+  uint64_t off = static_cast<uint64_t>(op->offset);
+  switch (op->kind) {
+    case OpKind::Read:
+      if (op->bufIndex >= 0)
+        io_uring_prep_read_fixed(sqe, op->fd, first.iov_base, first.iov_len, off, op->bufIndex);
+      else
+        io_uring_prep_read(sqe, op->fd, first.iov_base, first.iov_len, off);
+      break;
+    case OpKind::Write:
+      if (op->bufIndex >= 0)
+        io_uring_prep_write_fixed(sqe, op->fd, first.iov_base, first.iov_len, off, op->bufIndex);
+      else
+        io_uring_prep_write(sqe, op->fd, first.iov_base, first.iov_len, off);
+      break;
+    case OpKind::Readv:
+      io_uring_prep_readv(sqe, op->fd, op->iov.data(), op->iov.size(), off);
+      break;
+    case OpKind::Writev:
+      io_uring_prep_writev(sqe, op->fd, op->iov.data(), op->iov.size(), off);
+      break;
+    case OpKind::Fsync:
+      io_uring_prep_fsync(sqe, op->fd, 0);
+      break;
+  }
+  io_uring_sqe_set_data(sqe, op);
+}
+
+void UringRing::Track(Napi::Env env, IoOp* op) {
+  io_uring_sqe* sqe;
+  try {
+    sqe = GetSqe(env);
+  } catch (...) {
+    delete op;
+    throw;
+  }
+  Prep(sqe, op);
+  inflight_[op->id] = op;
+  if (!refd_) {
+    refd_ = true;
+    Ref();  // keep this object (and the buffers JS holds for it) alive while the kernel works
+    uv_ref(reinterpret_cast<uv_handle_t*>(poll_));
+  }
+}
+
+// queue(id, kind, fd, buffer|null, bufferOffset, length, fileOffset, bufIndex)
+Napi::Value UringRing::Queue(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  CheckOpen(env);
+  auto* op = new IoOp();
+  op->id = info[0].As<Napi::Number>().Uint32Value();
+  op->kind = static_cast<OpKind>(info[1].As<Napi::Number>().Int32Value());
+  op->fd = info[2].As<Napi::Number>().Int32Value();
+  if (op->kind != OpKind::Fsync) {
+    auto buf = info[3].As<Napi::Uint8Array>();
+    size_t at = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
+    size_t len = static_cast<size_t>(info[5].As<Napi::Number>().Int64Value());
+    if (at > buf.ByteLength() || len > buf.ByteLength() - at) {
+      delete op;
+      throw Napi::RangeError::New(env, "buffer range out of bounds");
+    }
+    op->iov.push_back({buf.Data() + at, len});
+    int32_t index = info[7].As<Napi::Number>().Int32Value();
+    if (index >= 0) {
+      bool inside = static_cast<size_t>(index) < registered_.size() &&
+                    buf.Data() + at >= static_cast<uint8_t*>(registered_[index].iov_base) &&
+                    buf.Data() + at + len <= static_cast<uint8_t*>(registered_[index].iov_base) + registered_[index].iov_len;
+      if (!inside) {
+        delete op;
+        throw Napi::RangeError::New(env, "range is not inside registered buffer " + std::to_string(index));
+      }
+    }
+    op->bufIndex = index;
+  }
+  op->offset = info[6].As<Napi::Number>().Int64Value();
+  Track(env, op);
+  return env.Undefined();
+}
+
+// queueVec(id, kind, fd, buffers[], fileOffset)
+Napi::Value UringRing::QueueVec(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  CheckOpen(env);
+  auto* op = new IoOp();
+  op->id = info[0].As<Napi::Number>().Uint32Value();
+  op->kind = static_cast<OpKind>(info[1].As<Napi::Number>().Int32Value());
+  op->fd = info[2].As<Napi::Number>().Int32Value();
+  auto list = info[3].As<Napi::Array>();
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    auto buf = list.Get(i).As<Napi::Uint8Array>();
+    op->iov.push_back({buf.Data(), buf.ByteLength()});
+  }
+  op->offset = info[4].As<Napi::Number>().Int64Value();
+  Track(env, op);
+  return env.Undefined();
+}
+
+Napi::Value UringRing::Submit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  CheckOpen(env);
+  int ret;
+  do ret = io_uring_submit(&ring_);
+  while (ret == -EINTR);
+  if (ret < 0) throw SystemError(env, -ret, "io_uring_enter", "submit");
+  return Napi::Number::New(env, ret);
+}
+
+// cancel(id) -> true when a cancel request went to the kernel; the op's own completion then
+// says what happened (-ECANCELED or its real result).
+Napi::Value UringRing::Cancel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  CheckOpen(env);
+  uint32_t id = info[0].As<Napi::Number>().Uint32Value();
+  auto it = inflight_.find(id);
+  if (it == inflight_.end()) return Napi::Boolean::New(env, false);
+  io_uring_sqe* sqe = GetSqe(env);
+  io_uring_prep_cancel64(sqe, reinterpret_cast<uint64_t>(it->second), 0);
+  io_uring_sqe_set_data64(sqe, kCancelTag);
+  io_uring_submit(&ring_);
+  return Napi::Boolean::New(env, true);
+}
+
+// registerBuffers(buffers[]) -> count; replaces any earlier registration.
+Napi::Value UringRing::RegisterBuffers(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  CheckOpen(env);
+  if (!inflight_.empty()) throw SystemError(env, EBUSY, "io_uring_register_buffers", "ops in flight");
+  if (!registered_.empty()) {
+    io_uring_unregister_buffers(&ring_);
+    registered_.clear();
+  }
+  auto list = info[0].As<Napi::Array>();
+  std::vector<iovec> iovs;
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    auto buf = list.Get(i).As<Napi::Uint8Array>();
+    iovs.push_back({buf.Data(), buf.ByteLength()});
+  }
+  if (iovs.empty()) return Napi::Number::New(env, 0);
+  int ret = io_uring_register_buffers(&ring_, iovs.data(), static_cast<unsigned>(iovs.size()));
+  if (ret < 0) throw SystemError(env, -ret, "io_uring_register_buffers", std::to_string(iovs.size()) + " buffers");
+  registered_ = std::move(iovs);
+  return Napi::Number::New(env, static_cast<double>(registered_.size()));
+}
+
+// close(): JS drains first; closing with ops in flight is refused rather than guessed at.
+Napi::Value UringRing::Close(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!inflight_.empty()) throw SystemError(env, EBUSY, "close", std::to_string(inflight_.size()) + " ops in flight");
+  Teardown();
+  return env.Undefined();
+}
+
+Napi::Value UringRing::InFlight(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(inflight_.size()));
+}
+
+Napi::Value UringRing::Depth(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), depth_); }
+
+void UringRing::Reap(Napi::Env env) {
+  // Collect at most one sink's worth, hand it to JS, repeat: JS may close the ring in its
+  // callback, so nothing touches the ring after a flush without checking open_ again.
+  for (;;) {
+    if (!open_) return;
+    bool resubmit = false;
+    size_t collected = 0;
+    while (collected < sink_.Capacity()) {
+      io_uring_cqe* cqe = nullptr;
+      if (io_uring_peek_cqe(&ring_, &cqe) != 0 || cqe == nullptr) break;
+      uint64_t data = cqe->user_data;
+      int res = cqe->res;
+      io_uring_cqe_seen(&ring_, cqe);
+      if (data == kCancelTag) continue;
+      IoOp* op = reinterpret_cast<IoOp*>(data);
+      bool moving = op->kind != OpKind::Fsync;
+      // -EAGAIN or a short transfer: resubmit the rest. A read that returns 0 is end of file;
+      // a read at the current position (pipes, sockets) ends with the first bytes it gets.
+      bool more = moving && res > 0 && op->Advance(static_cast<size_t>(res)) && !(op->IsRead() && op->offset < 0);
+      if (res == -EAGAIN || more) {
+        Prep(GetSqe(env), op);
+        resubmit = true;
+        continue;
+      }
+      double result = res < 0 ? res : (moving ? static_cast<double>(op->done) : 0);
+      inflight_.erase(op->id);
+      uint32_t id = op->id;
+      delete op;
+      sink_.Push(id, result);
+      collected++;
+    }
+    if (resubmit) io_uring_submit(&ring_);
+    bool idle = inflight_.empty() && refd_;
+    if (idle) {
+      refd_ = false;
+      uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
+    }
+    sink_.Flush(env);
+    if (idle) Unref();  // last: after this JS may let the object go
+    if (collected < sink_.Capacity() || idle) return;
+  }
+}
+
+void UringRing::OnPoll(uv_poll_t* handle, int status, int events) {
+  auto* self = static_cast<UringRing*>(handle->data);
+  if (self == nullptr || !self->open_) return;
+  uint64_t counter;
+  while (read(self->eventFd_, &counter, sizeof counter) > 0) {
+  }
+  Napi::Env env = self->Env();
+  Napi::HandleScope scope(env);
+  try {
+    self->Reap(env);
+  } catch (const Napi::Error& e) {
+    napi_fatal_exception(env, e.Value());
+  }
+}
+
+}  // namespace orbitkv

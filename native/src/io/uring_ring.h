@@ -1,0 +1,50 @@
+// UringRing: one io_uring instance. Completions wake the JS event loop through an eventfd
+// registered with the ring and watched by uv_poll: no busy polling, no thread per op.
+#pragma once
+#include <liburing.h>
+#include <napi.h>
+#include <uv.h>
+#include <unordered_map>
+#include <vector>
+#include "io/completion_sink.h"
+#include "io/io_op.h"
+
+namespace orbitkv {
+
+class UringRing : public Napi::ObjectWrap<UringRing> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  /** new UringRing(depth, callback, ids, results) */
+  explicit UringRing(const Napi::CallbackInfo& info);
+  ~UringRing() override;
+
+ private:
+  Napi::Value Queue(const Napi::CallbackInfo& info);
+  Napi::Value QueueVec(const Napi::CallbackInfo& info);
+  Napi::Value Submit(const Napi::CallbackInfo& info);
+  Napi::Value Cancel(const Napi::CallbackInfo& info);
+  Napi::Value RegisterBuffers(const Napi::CallbackInfo& info);
+  Napi::Value Close(const Napi::CallbackInfo& info);
+  Napi::Value InFlight(const Napi::CallbackInfo& info);
+  Napi::Value Depth(const Napi::CallbackInfo& info);
+
+  void CheckOpen(Napi::Env env) const;
+  io_uring_sqe* GetSqe(Napi::Env env);
+  void Prep(io_uring_sqe* sqe, IoOp* op);
+  void Track(Napi::Env env, IoOp* op);
+  void Reap(Napi::Env env);
+  void Teardown();
+  static void OnPoll(uv_poll_t* handle, int status, int events);
+
+  io_uring ring_{};
+  bool open_ = false;
+  unsigned depth_ = 0;
+  int eventFd_ = -1;
+  uv_poll_t* poll_ = nullptr;
+  bool refd_ = false;
+  std::unordered_map<uint32_t, IoOp*> inflight_;
+  std::vector<iovec> registered_;
+  CompletionSink sink_;
+};
+
+}  // namespace orbitkv

@@ -1,0 +1,32 @@
+/** Where io_uring is refused (a seccomp filter like Docker's), the refusal is clear and 'auto' falls back. */
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { runFixture, scratchDir } from './fixtures/scratch.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+describe('native backend choice', function () {
+  this.timeout(30_000);
+  const scratch = scratchDir('choice');
+  after(() => scratch.remove());
+
+  it('fails io_uring clearly under seccomp and falls back to the thread pool with auto', async () => {
+    const r = await runFixture(fixture('seccomp-deny.ts'), [scratch.path('f.bin')]);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { explicit: { name: string; code: string; message: string }; auto: { backend: string; reason: string }; roundTrip: boolean };
+    assert.equal(report.explicit.name, 'IoUringUnavailableError');
+    assert.equal(report.explicit.code, 'EPERM');
+    assert.match(report.explicit.message, /seccomp/);
+    assert.deepEqual(report.auto, { backend: 'threadpool', reason: 'io_uring refused (io_uring_setup: EPERM)' });
+    assert.equal(report.roundTrip, true);
+  });
+
+  it('says how to rebuild when the addon is missing', async () => {
+    const r = await runFixture(fixture('load-missing.ts'), [], 'export ORBITKV_NATIVE_ADDON=/nonexistent/orbitkv_native.node; ');
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { available: boolean; name: string; message: string };
+    assert.equal(report.available, false);
+    assert.equal(report.name, 'NativeUnavailableError');
+    assert.match(report.message, /\/nonexistent\/orbitkv_native\.node is missing.*npm run install/);
+  });
+});
