@@ -9,7 +9,9 @@
         "src/io/completion_sink.cc",
         "src/io/io_op.cc",
         "src/io/uring_ring.cc",
-        "src/io/pool_io.cc"
+        "src/io/pool_io.cc",
+        "src/cuda/driver.cc",
+        "src/cuda/cuda_binding.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "src"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],

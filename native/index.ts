@@ -17,3 +17,18 @@ export {
   NativeUnavailableError,
   RingClosedError,
 } from './lib/errors.js';
+export { coalesceRuns, type CopyRun } from './lib/copy-runs.js';
+export {
+  cuda,
+  cudaStatus,
+  exportVmm,
+  CapturedGraph,
+  CudaEvent,
+  CudaStream,
+  DeviceMemory,
+  Gatherer,
+  HostMemory,
+  DEVICE_ATTRIBUTE,
+  WAIT_VALUE,
+  type CudaDeviceInfo,
+} from './lib/cuda.js';

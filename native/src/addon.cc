@@ -5,6 +5,7 @@
 #include "io/pool_io.h"
 #include "io/uring_ring.h"
 #include "sandbox.h"
+#include "cuda/cuda_binding.h"
 
 namespace orbitkv {
 
@@ -17,6 +18,7 @@ Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   InitSandbox(env, exports);
   UringRing::Init(env, exports);
   PoolIo::Init(env, exports);
+  cuda::InitCuda(env, exports);
   exports.Set("liveOps", Napi::Function::New(env, LiveOps, "liveOps"));
   return exports;
 }

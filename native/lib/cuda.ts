@@ -1,0 +1,376 @@
+/**
+ * The CUDA driver API (loaded by the addon with dlopen): devices, pinned host memory, device
+ * memory, streams, events, coalesced async copies, a gather kernel for scattered blocks,
+ * stream memory operations (the wait a captured graph honours for a later signal), graph
+ * capture, CUDA IPC handles and VMM shareable fds.
+ *
+ * Without a driver, `cuda.available` is false and every call throws `CudaUnavailableError`.
+ *
+ * @example
+ * if (cuda.available) {
+ *   cuda.useDevice(0);
+ *   const host = HostMemory.alloc(1 << 20), dev = DeviceMemory.alloc(1 << 20), s = CudaStream.create();
+ *   s.copyHostToDevice(dev, host, [{ dst: 0, src: 0, len: 1 << 20 }]);
+ *   s.synchronize();
+ * }
+ */
+import { binding } from './binding.js';
+import { coalesceRuns, packRuns, type CopyRun } from './copy-runs.js';
+import { CudaError, CudaUnavailableError, NativeUnavailableError } from './errors.js';
+
+/** CUdevice_attribute numbers (cuda.h). */
+export const DEVICE_ATTRIBUTE = {
+  multiprocessorCount: 16,
+  unifiedAddressing: 41,
+  computeCapabilityMajor: 75,
+  computeCapabilityMinor: 76,
+  canUseStreamMemOps: 92,
+} as const;
+
+/** cuStreamWaitValue32 flags. */
+export const WAIT_VALUE = { geq: 0, eq: 1, and: 2, nor: 3 } as const;
+
+export interface CudaDeviceInfo {
+  ordinal: number;
+  name: string;
+  pciBusId: string;
+  totalMemory: number;
+  computeCapability: string;
+  multiprocessors: number;
+  /** CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 (null where the driver does not know it). */
+  streamMemOpsAttribute: number | null;
+}
+
+type RawCuda = Record<string, (...args: any[]) => any>;
+
+function raw(): RawCuda {
+  try {
+    return binding().cuda;
+  } catch (error) {
+    if (error instanceof NativeUnavailableError) throw new CudaUnavailableError(error.message);
+    throw error;
+  }
+}
+
+/** Calls one driver wrapper, turning its errors into CudaUnavailableError / CudaError. */
+function call<T>(name: string, ...args: unknown[]): T {
+  const fn = raw()[name];
+  if (!fn) throw new Error(`native cuda.${name} is missing: the addon is older than this module`);
+  try {
+    return fn(...args) as T;
+  } catch (error) {
+    const e = error as { code?: string; call?: string; message: string };
+    if (e.code === 'ECUDA_UNAVAILABLE') throw new CudaUnavailableError(e.message, e.call ?? name);
+    if (e.code?.startsWith('CUDA_ERROR')) throw new CudaError(e.code, e.call ?? name, e.message);
+    throw error;
+  }
+}
+
+/** Driver status: never throws. */
+export function cudaStatus(): { available: boolean; reason: string; driverVersion?: number } {
+  try {
+    return raw()['status']!() as { available: boolean; reason: string; driverVersion?: number };
+  } catch (error) {
+    return { available: false, reason: (error as Error).message };
+  }
+}
+
+export const cuda = {
+  get available(): boolean {
+    return cudaStatus().available;
+  },
+  /** Why CUDA is unavailable ('' when it is available). */
+  get reason(): string {
+    return cudaStatus().reason;
+  },
+  /** Driver version as CUDA encodes it (13000 = 13.0). */
+  driverVersion(): number {
+    const s = cudaStatus();
+    if (!s.available) throw new CudaUnavailableError(s.reason, 'cuDriverGetVersion');
+    return s.driverVersion ?? 0;
+  },
+  deviceCount(): number {
+    return call<number>('deviceCount');
+  },
+  device(ordinal: number): CudaDeviceInfo {
+    const attrs = Object.values(DEVICE_ATTRIBUTE);
+    const info = call<{ name: string; pciBusId: string; totalMemory: number; attributes: Record<string, number | null> }>('deviceInfo', ordinal, attrs);
+    const a = (n: number) => info.attributes[String(n)] ?? null;
+    return {
+      ordinal,
+      name: info.name,
+      pciBusId: info.pciBusId,
+      totalMemory: info.totalMemory,
+      computeCapability: `${a(DEVICE_ATTRIBUTE.computeCapabilityMajor)}.${a(DEVICE_ATTRIBUTE.computeCapabilityMinor)}`,
+      multiprocessors: a(DEVICE_ATTRIBUTE.multiprocessorCount) ?? 0,
+      streamMemOpsAttribute: a(DEVICE_ATTRIBUTE.canUseStreamMemOps),
+    };
+  },
+  devices(): CudaDeviceInfo[] {
+    return Array.from({ length: this.deviceCount() }, (_, i) => this.device(i));
+  },
+  /** Makes the device's primary context current on this thread. */
+  useDevice(ordinal: number): void {
+    call('useDevice', ordinal);
+  },
+};
+
+/** Pinned, device-mapped host memory: allocated by the driver, or existing memory registered. */
+export class HostMemory {
+  private view: Buffer | null;
+  private constructor(
+    readonly address: bigint,
+    readonly size: number,
+    private readonly owned: boolean,
+    view: Buffer,
+    private readonly keepAlive: Uint8Array | null,
+  ) {
+    this.view = view;
+  }
+
+  /** cuMemHostAlloc (portable, device-mapped). Allocate arenas once: it is slow (FACTS.md). */
+  static alloc(size: number): HostMemory {
+    checkSize(size);
+    const ptr = call<bigint>('hostAlloc', size);
+    return new HostMemory(ptr, size, true, call<Buffer>('hostView', ptr, size), null);
+  }
+
+  /**
+   * Pins existing memory (for example an `allocAligned` arena) with cuMemHostRegister, in
+   * chunks of `chunkBytes` so one huge registration never stalls the driver.
+   */
+  static register(buffer: Uint8Array, chunkBytes = 256 << 20): HostMemory {
+    const base = binding().bufferAddress(buffer);
+    let done = 0;
+    try {
+      for (; done < buffer.byteLength; done += chunkBytes) {
+        call('hostRegister', base + BigInt(done), Math.min(chunkBytes, buffer.byteLength - done));
+      }
+    } catch (error) {
+      for (let at = 0; at < done; at += chunkBytes) call('hostUnregister', base + BigInt(at));
+      throw error;
+    }
+    const mem = new HostMemory(base, buffer.byteLength, false, Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength), buffer);
+    mem.chunk = chunkBytes;
+    return mem;
+  }
+
+  private chunk = 0;
+
+  /** The bytes, as a Buffer over the pinned memory (throws after free). */
+  get bytes(): Buffer {
+    if (!this.view) throw new CudaError('CUDA_ERROR_INVALID_VALUE', 'HostMemory.bytes', 'freed');
+    return this.view;
+  }
+
+  /** The address kernels and stream memory operations use for this memory. */
+  get deviceAddress(): bigint {
+    return call<bigint>('hostDevicePointer', this.address);
+  }
+
+  free(): void {
+    if (!this.view) return;
+    this.view = null;
+    if (this.owned) call('hostFree', this.address);
+    else for (let at = 0; at < this.size; at += this.chunk) call('hostUnregister', this.address + BigInt(at));
+    void this.keepAlive;
+  }
+}
+
+export class DeviceMemory {
+  private live = true;
+  private constructor(readonly address: bigint, readonly size: number, private readonly release: () => void) {}
+
+  static alloc(size: number): DeviceMemory {
+    checkSize(size);
+    const ptr = call<bigint>('memAlloc', size);
+    return new DeviceMemory(ptr, size, () => call('memFree', ptr));
+  }
+
+  /**
+   * Opens a CUDA IPC handle made by another process (cudaIpcGetMemHandle / PyTorch's
+   * `_share_cuda_`). The handle maps the whole allocation: `offset` and `size` select the tensor.
+   */
+  static openIpc(handle: Uint8Array, offset = 0, size = 0): DeviceMemory {
+    const base = call<bigint>('ipcOpen', handle);
+    return new DeviceMemory(base + BigInt(offset), size, () => call('ipcClose', base));
+  }
+
+  /** Imports a VMM allocation from a shareable fd (cuMemExportToShareableHandle in the owner). */
+  static importVmm(fd: number, size: number, device = 0): DeviceMemory {
+    const { ptr, handle } = call<{ ptr: bigint; handle: bigint }>('vmmImport', fd, size, device);
+    return new DeviceMemory(ptr, size, () => call('vmmUnmap', ptr, size, handle));
+  }
+
+  /** This allocation's CUDA IPC handle (64 bytes) for another process. */
+  ipcHandle(): Buffer {
+    return call<Buffer>('ipcGetHandle', this.address);
+  }
+
+  free(): void {
+    if (this.live) this.release();
+    this.live = false;
+  }
+}
+
+/** A VMM allocation exported as a POSIX fd, as an engine with expandable segments would. */
+export function exportVmm(size: number, device = 0): { fd: number; size: number; release(): void } {
+  const granularity = call<number>('vmmGranularity', device);
+  const rounded = Math.ceil(size / granularity) * granularity;
+  const { handle, fd } = call<{ handle: bigint; fd: number }>('vmmExport', rounded, device);
+  return { fd, size: rounded, release: () => call('vmmRelease', handle, fd) };
+}
+
+export class CudaEvent {
+  private constructor(readonly handle: bigint) {}
+  static create(): CudaEvent {
+    return new CudaEvent(call<bigint>('eventCreate'));
+  }
+  record(stream: CudaStream): void {
+    call('eventRecord', this.handle, stream.handle);
+  }
+  synchronize(): void {
+    call('eventSynchronize', this.handle);
+  }
+  get done(): boolean {
+    return call<boolean>('eventQuery', this.handle);
+  }
+  /** Milliseconds between two recorded events. */
+  static elapsedMs(start: CudaEvent, end: CudaEvent): number {
+    return call<number>('eventElapsed', start.handle, end.handle);
+  }
+  destroy(): void {
+    call('eventDestroy', this.handle);
+  }
+}
+
+export class CudaStream {
+  private constructor(readonly handle: bigint) {}
+  static create(): CudaStream {
+    return new CudaStream(call<bigint>('streamCreate'));
+  }
+
+  /** Host → device copies of `runs` (offsets into `src` / `dst`), contiguous runs merged. Returns the copies enqueued. */
+  copyHostToDevice(dst: DeviceMemory, src: HostMemory, runs: readonly CopyRun[]): number {
+    return this.copy(0, dst.address, src, src.address, runs, dst.size);
+  }
+  copyDeviceToHost(dst: HostMemory, src: DeviceMemory, runs: readonly CopyRun[]): number {
+    return this.copy(1, dst.address, dst, src.address, runs, dst.size);
+  }
+  copyDeviceToDevice(dst: DeviceMemory, src: DeviceMemory, runs: readonly CopyRun[]): number {
+    return this.copy(2, dst.address, null, src.address, runs, dst.size);
+  }
+
+  private copy(kind: number, dst: bigint, host: HostMemory | null, src: bigint, runs: readonly CopyRun[], dstSize: number): number {
+    const merged = coalesceRuns(runs);
+    for (const r of merged) {
+      if (r.dst < 0 || r.src < 0 || (dstSize > 0 && r.dst + r.len > dstSize)) throw new RangeError(`copy run ${r.src}->${r.dst}+${r.len} is out of bounds`);
+      if (host && (kind === 0 ? r.src : r.dst) + r.len > host.size) throw new RangeError(`copy run ${r.src}->${r.dst}+${r.len} is outside the ${host.size}-byte host memory`);
+    }
+    call('copyRuns', kind, dst, src, packRuns(merged), merged.length, this.handle);
+    return merged.length;
+  }
+
+  memset(dst: DeviceMemory, value: number, size = dst.size): void {
+    call('memsetAsync', dst.address, value, size, this.handle);
+  }
+
+  /** Stream waits until the 32-bit word at `address` (mapped host or device memory) satisfies `flags` against `value`. */
+  waitValue32(address: bigint, value: number, flags: number = WAIT_VALUE.geq): void {
+    call('waitValue32', this.handle, address, value, flags);
+  }
+  writeValue32(address: bigint, value: number): void {
+    call('writeValue32', this.handle, address, value, 0);
+  }
+  waitEvent(event: CudaEvent): void {
+    call('streamWaitEvent', this.handle, event.handle);
+  }
+
+  /** Captures what `body` enqueues on this stream into a graph. */
+  capture(body: (stream: CudaStream) => void): CapturedGraph {
+    call('beginCapture', this.handle);
+    let failure: unknown = null;
+    try {
+      body(this);
+    } catch (error) {
+      failure = error;
+    }
+    const graph = call<bigint>('endCapture', this.handle);
+    if (failure) throw failure;
+    return new CapturedGraph(graph, call<bigint>('graphInstantiate', graph));
+  }
+
+  synchronize(): void {
+    call('streamSynchronize', this.handle);
+  }
+  /** True when all work enqueued so far has finished. */
+  get idle(): boolean {
+    return call<boolean>('streamQuery', this.handle);
+  }
+  destroy(): void {
+    call('streamDestroy', this.handle);
+  }
+}
+
+export class CapturedGraph {
+  constructor(readonly graph: bigint, readonly exec: bigint) {}
+  launch(stream: CudaStream): void {
+    call('graphLaunch', this.exec, stream.handle);
+  }
+  destroy(): void {
+    call('graphDestroy', this.exec, this.graph);
+  }
+}
+
+/**
+ * Copies many scattered blocks with one kernel launch instead of one cuMemcpyAsync each. Blocks
+ * must be 16-byte aligned, lengths multiples of 16; host memory must be pinned and mapped.
+ */
+export class Gatherer {
+  private readonly fn: bigint;
+  private readonly table: HostMemory;
+  private readonly tableDevice: DeviceMemory;
+  private readonly staged: CudaEvent;
+  private constructor(readonly capacity: number) {
+    this.fn = call<bigint>('gatherLoad');
+    this.table = HostMemory.alloc(capacity * 24);
+    this.tableDevice = DeviceMemory.alloc(capacity * 24);
+    this.staged = CudaEvent.create();
+  }
+  static create(capacity = 16384): Gatherer {
+    return new Gatherer(capacity);
+  }
+
+  /** Enqueues the copy of `runs` (absolute device-visible addresses) on `stream`. Call after the previous enqueue on this stream has been issued; the table is staged through `stream`. */
+  enqueue(stream: CudaStream, runs: readonly { src: bigint; dst: bigint; len: number }[], grid = 132, block = 512): void {
+    const n = runs.length;
+    if (n === 0) return;
+    if (n > this.capacity) throw new RangeError(`${n} runs exceed the gatherer's ${this.capacity}`);
+    this.staged.synchronize(); // the previous table has reached the device: the host copy is free
+    const view = new BigUint64Array(this.table.bytes.buffer, this.table.bytes.byteOffset, this.capacity * 3);
+    runs.forEach((r, i) => {
+      if (r.len % 16 !== 0 || r.src % 16n !== 0n || r.dst % 16n !== 0n) throw new RangeError(`gather run ${i} is not 16-byte aligned`);
+      view[i] = r.src;
+      view[this.capacity + i] = r.dst;
+      view[2 * this.capacity + i] = BigInt(r.len);
+    });
+    // Stage the three columns to device memory on the same stream, then the launch reads them.
+    const c = this.capacity * 8;
+    const columns = [0, 1, 2].map((k) => ({ dst: k * c, src: k * c, len: n * 8 }));
+    call('copyRuns', 0, this.tableDevice.address, this.table.address, packRuns(columns), 3, stream.handle);
+    this.staged.record(stream);
+    const base = this.tableDevice.address;
+    call('gatherLaunch', this.fn, stream.handle, base, base + BigInt(this.capacity * 8), base + BigInt(this.capacity * 16), n, Math.min(grid, n), block);
+  }
+
+  destroy(): void {
+    this.staged.synchronize();
+    this.staged.destroy();
+    this.table.free();
+    this.tableDevice.free();
+  }
+}
+
+function checkSize(size: number): void {
+  if (!Number.isSafeInteger(size) || size <= 0) throw new RangeError(`size must be a positive integer, got ${size}`);
+}
