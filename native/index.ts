@@ -32,3 +32,4 @@ export {
   WAIT_VALUE,
   type CudaDeviceInfo,
 } from './lib/cuda.js';
+export { probeCapabilities, type Capability, type CapabilityReport } from './lib/capabilities.js';

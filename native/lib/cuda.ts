@@ -141,21 +141,32 @@ export class HostMemory {
    */
   static register(buffer: Uint8Array, chunkBytes = 256 << 20): HostMemory {
     const base = binding().bufferAddress(buffer);
-    let done = 0;
+    // Chunk boundaries on page boundaries, so no page is registered twice.
+    const page = 4096n;
+    const end = base + BigInt(buffer.byteLength);
+    const chunks: [bigint, number][] = [];
+    for (let at = base; at < end; ) {
+      let next = ((at + BigInt(chunkBytes) + page - 1n) / page) * page;
+      if (next > end) next = end;
+      chunks.push([at, Number(next - at)]);
+      at = next;
+    }
+    const done: bigint[] = [];
     try {
-      for (; done < buffer.byteLength; done += chunkBytes) {
-        call('hostRegister', base + BigInt(done), Math.min(chunkBytes, buffer.byteLength - done));
+      for (const [at, size] of chunks) {
+        call('hostRegister', at, size);
+        done.push(at);
       }
     } catch (error) {
-      for (let at = 0; at < done; at += chunkBytes) call('hostUnregister', base + BigInt(at));
+      for (const at of done) call('hostUnregister', at);
       throw error;
     }
     const mem = new HostMemory(base, buffer.byteLength, false, Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength), buffer);
-    mem.chunk = chunkBytes;
+    mem.chunks = done;
     return mem;
   }
 
-  private chunk = 0;
+  private chunks: bigint[] = [];
 
   /** The bytes, as a Buffer over the pinned memory (throws after free). */
   get bytes(): Buffer {
@@ -172,7 +183,7 @@ export class HostMemory {
     if (!this.view) return;
     this.view = null;
     if (this.owned) call('hostFree', this.address);
-    else for (let at = 0; at < this.size; at += this.chunk) call('hostUnregister', this.address + BigInt(at));
+    else for (const at of this.chunks) call('hostUnregister', at);
     void this.keepAlive;
   }
 }
