@@ -33,3 +33,4 @@ export {
   type CudaDeviceInfo,
 } from './lib/cuda.js';
 export { probeCapabilities, type Capability, type CapabilityReport } from './lib/capabilities.js';
+export { splitRuns } from './lib/copy-runs.js';

@@ -31,3 +31,26 @@ export function packRuns(runs: readonly CopyRun[]): Float64Array {
   runs.forEach((r, i) => packed.set([r.dst, r.src, r.len], i * 3));
   return packed;
 }
+
+/**
+ * Splits runs so none crosses a boundary on one side (`src` or `dst`): a copy may not span two
+ * separately registered host ranges (cuMemHostRegister chunks), so runs are cut at their edges.
+ * `boundaries` are byte offsets, ascending.
+ */
+export function splitRuns(runs: readonly CopyRun[], boundaries: readonly number[], side: 'src' | 'dst'): CopyRun[] {
+  if (boundaries.length === 0) return [...runs];
+  const out: CopyRun[] = [];
+  for (const run of runs) {
+    let { dst, src, len } = run;
+    while (len > 0) {
+      const at = side === 'src' ? src : dst;
+      const edge = boundaries.find((b) => b > at);
+      const take = edge === undefined ? len : Math.min(len, edge - at);
+      out.push({ dst, src, len: take });
+      dst += take;
+      src += take;
+      len -= take;
+    }
+  }
+  return out;
+}

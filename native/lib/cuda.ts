@@ -15,7 +15,7 @@
  * }
  */
 import { binding } from './binding.js';
-import { coalesceRuns, packRuns, type CopyRun } from './copy-runs.js';
+import { coalesceRuns, packRuns, splitRuns, type CopyRun } from './copy-runs.js';
 import { CudaError, CudaUnavailableError, NativeUnavailableError } from './errors.js';
 
 /** CUdevice_attribute numbers (cuda.h). */
@@ -168,6 +168,11 @@ export class HostMemory {
 
   private chunks: bigint[] = [];
 
+  /** Byte offsets where one registered chunk ends and the next begins (empty when allocated). */
+  get boundaries(): number[] {
+    return this.chunks.slice(1).map((at) => Number(at - this.address));
+  }
+
   /** The bytes, as a Buffer over the pinned memory (throws after free). */
   get bytes(): Buffer {
     if (!this.view) throw new CudaError('CUDA_ERROR_INVALID_VALUE', 'HostMemory.bytes', 'freed');
@@ -273,7 +278,8 @@ export class CudaStream {
   }
 
   private copy(kind: number, dst: bigint, host: HostMemory | null, src: bigint, runs: readonly CopyRun[], dstSize: number): number {
-    const merged = coalesceRuns(runs);
+    let merged = coalesceRuns(runs);
+    if (host && host.boundaries.length) merged = splitRuns(merged, host.boundaries, kind === 0 ? 'src' : 'dst');
     for (const r of merged) {
       if (r.dst < 0 || r.src < 0 || (dstSize > 0 && r.dst + r.len > dstSize)) throw new RangeError(`copy run ${r.src}->${r.dst}+${r.len} is out of bounds`);
       if (host && (kind === 0 ? r.src : r.dst) + r.len > host.size) throw new RangeError(`copy run ${r.src}->${r.dst}+${r.len} is outside the ${host.size}-byte host memory`);
@@ -339,46 +345,52 @@ export class CapturedGraph {
  */
 export class Gatherer {
   private readonly fn: bigint;
-  private readonly table: HostMemory;
-  private readonly tableDevice: DeviceMemory;
-  private readonly staged: CudaEvent;
+  /** Two tables in mapped pinned memory, used in turn; the kernel reads its table over the bus. */
+  private readonly tables: { mem: HostMemory; device: bigint; done: CudaEvent; used: boolean }[];
+  private turn = 0;
   private constructor(readonly capacity: number) {
     this.fn = call<bigint>('gatherLoad');
-    this.table = HostMemory.alloc(capacity * 24);
-    this.tableDevice = DeviceMemory.alloc(capacity * 24);
-    this.staged = CudaEvent.create();
+    this.tables = [0, 1].map(() => {
+      const mem = HostMemory.alloc(capacity * 24);
+      return { mem, device: mem.deviceAddress, done: CudaEvent.create(), used: false };
+    });
   }
   static create(capacity = 16384): Gatherer {
     return new Gatherer(capacity);
   }
 
-  /** Enqueues the copy of `runs` (absolute device-visible addresses) on `stream`. Call after the previous enqueue on this stream has been issued; the table is staged through `stream`. */
-  enqueue(stream: CudaStream, runs: readonly { src: bigint; dst: bigint; len: number }[], grid = 132, block = 512): void {
-    const n = runs.length;
+  /**
+   * Enqueues the copy of `runs` (absolute device-visible addresses: device memory, or
+   * `HostMemory.deviceAddress` plus an offset) on `stream`, one thread block per run.
+   */
+  enqueue(stream: CudaStream, runs: readonly { src: bigint; dst: bigint; len: number }[], block?: number): void {
+    const packed = new Float64Array(runs.length * 3);
+    runs.forEach((r, i) => packed.set([Number(r.src), Number(r.dst), r.len], i * 3));
+    this.enqueuePacked(stream, packed, runs.length, block);
+  }
+
+  /** The same with runs packed as [src, dst, len]* numbers (what a restore plan keeps ready). */
+  enqueuePacked(stream: CudaStream, runs: Float64Array, n: number, block = 1024): void {
     if (n === 0) return;
-    if (n > this.capacity) throw new RangeError(`${n} runs exceed the gatherer's ${this.capacity}`);
-    this.staged.synchronize(); // the previous table has reached the device: the host copy is free
-    const view = new BigUint64Array(this.table.bytes.buffer, this.table.bytes.byteOffset, this.capacity * 3);
-    runs.forEach((r, i) => {
-      if (r.len % 16 !== 0 || r.src % 16n !== 0n || r.dst % 16n !== 0n) throw new RangeError(`gather run ${i} is not 16-byte aligned`);
-      view[i] = r.src;
-      view[this.capacity + i] = r.dst;
-      view[2 * this.capacity + i] = BigInt(r.len);
-    });
-    // Stage the three columns to device memory on the same stream, then the launch reads them.
-    const c = this.capacity * 8;
-    const columns = [0, 1, 2].map((k) => ({ dst: k * c, src: k * c, len: n * 8 }));
-    call('copyRuns', 0, this.tableDevice.address, this.table.address, packRuns(columns), 3, stream.handle);
-    this.staged.record(stream);
-    const base = this.tableDevice.address;
-    call('gatherLaunch', this.fn, stream.handle, base, base + BigInt(this.capacity * 8), base + BigInt(this.capacity * 16), n, Math.min(grid, n), block);
+    if (n > this.capacity || n * 3 > runs.length) throw new RangeError(`${n} runs exceed the gatherer's ${this.capacity} or the array`);
+    for (let i = 0; i < n * 3; i++) {
+      const v = runs[i]!;
+      if (!Number.isSafeInteger(v) || v % 16 !== 0) throw new RangeError(`gather run ${Math.floor(i / 3)} is not 16-byte aligned (or not an address)`);
+    }
+    const table = this.tables[this.turn]!;
+    this.turn ^= 1;
+    if (table.used) table.done.synchronize(); // the launch that read this table has finished
+    call('gatherLaunch', this.fn, stream.handle, table.mem.address, table.device, this.capacity, runs, n, Math.min(n, 4096), block);
+    table.done.record(stream);
+    table.used = true;
   }
 
   destroy(): void {
-    this.staged.synchronize();
-    this.staged.destroy();
-    this.table.free();
-    this.tableDevice.free();
+    for (const t of this.tables) {
+      if (t.used) t.done.synchronize();
+      t.done.destroy();
+      t.mem.free();
+    }
   }
 }
 

@@ -232,19 +232,23 @@ function bandwidth(kind: 'h2d' | 'd2h', size: number): { gbps: number; iters: nu
 const sizes = [64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB, GiB].filter((s) => s <= ARENA);
 for (const size of sizes) for (const kind of ['h2d', 'd2h'] as const) report.copies.push({ kind, size, ...bandwidth(kind, size) });
 
-// Scattered 64 KiB blocks, host arena -> device arena, both in random order.
-function scattered(method: 'gather' | 'memcpy-per-block', blocks: number): number {
+// Scattered 64 KiB blocks, host arena -> device arena, both in random order. The run list is
+// built before timing (a restore plan has it ready); enqueueing and copying are timed.
+function scattered(method: 'gather' | 'memcpy-per-block', blocks: number, threads = 256): number {
   const block = 64 * KiB;
   const slots = ARENA / block;
   const src = shuffle(Array.from({ length: slots }, (_, i) => i)).slice(0, blocks);
   const dst = shuffle(Array.from({ length: slots }, (_, i) => i)).slice(0, blocks);
+  const packed = new Float64Array(blocks * 3);
+  src.forEach((s, i) => packed.set([Number(hostDev) + s * block, Number(dev.address) + dst[i]! * block, block], i * 3));
+  const runs = src.map((s, i) => ({ src: s * block, dst: dst[i]! * block, len: block }));
   const start = CudaEvent.create();
   const end = CudaEvent.create();
   let best = 0;
-  for (let rep = 0; rep < 4; rep++) {
+  for (let rep = 0; rep < 5; rep++) {
     start.record(stream);
-    if (method === 'gather') gatherer.enqueue(stream, src.map((s, i) => ({ src: hostDev + BigInt(s * block), dst: dev.address + BigInt(dst[i]! * block), len: block })));
-    else stream.copyHostToDevice(dev, host, src.map((s, i) => ({ src: s * block, dst: dst[i]! * block, len: block })));
+    if (method === 'gather') gatherer.enqueuePacked(stream, packed, blocks, threads);
+    else stream.copyHostToDevice(dev, host, runs);
     end.record(stream);
     end.synchronize();
     if (rep > 0) best = Math.max(best, (blocks * block) / (CudaEvent.elapsedMs(start, end) * 1e6));
@@ -254,7 +258,8 @@ function scattered(method: 'gather' | 'memcpy-per-block', blocks: number): numbe
   return best;
 }
 for (const blocks of [256, 4096]) {
-  report.scattered.push({ blocks, blockBytes: 64 * KiB, gatherGBps: scattered('gather', blocks), memcpyPerBlockGBps: scattered('memcpy-per-block', blocks) });
+  const sweep = Object.fromEntries([128, 256, 512, 1024].map((t) => [t, scattered('gather', blocks, t)]));
+  report.scattered.push({ blocks, blockBytes: 64 * KiB, gatherGBps: sweep['1024'], gatherByThreads: sweep, memcpyPerBlockGBps: scattered('memcpy-per-block', blocks) });
 }
 
 gatherer.destroy();

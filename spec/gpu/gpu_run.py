@@ -68,7 +68,11 @@ def main():
     view = ipc_tensor[4 * KiB:]  # a view at an offset, as a KV block would be
     storage = view.untyped_storage()
     shared = storage._share_cuda_()
-    handle, offset_bytes = shared[1], shared[3]
+    raw, offset_bytes = shared[1], shared[3]
+    # PyTorch 2.11 sends a version byte and a kind byte before the 64-byte cudaIpcMemHandle_t
+    # for cudaMalloc segments (expandable segments would need the VMM fd path instead).
+    handle = raw[-64:]
+    results["ipcHandle"] = {"rawLength": len(raw), "prefix": list(raw[:-64])}
     ipc = {
         "handle": handle.hex(),
         "offset": offset_bytes + view.storage_offset() * view.element_size(),
@@ -119,7 +123,7 @@ def main():
     for e in ours.get("copies", []):
         print(f"{e['kind']:5} {e['size']:>10} {e['gbps']:>10.2f} {e['torchGBps']:>10.2f} {e['ratio']:>6.3f}")
     for e in ours.get("scattered", []):
-        print(f"scattered {e['blocks']} x 64 KiB: gather {e['gatherGBps']:.2f} GB/s, per-block memcpy {e['memcpyPerBlockGBps']:.2f}, torch per-block {e['torchPerBlockGBps']:.2f}")
+        print(f"scattered {e['blocks']} x 64 KiB: gather {e['gatherGBps']:.2f} GB/s (by threads {e['gatherByThreads']}), per-block memcpy {e['memcpyPerBlockGBps']:.2f}, torch per-block {e['torchPerBlockGBps']:.2f}")
     for name, c in ours.get("checks", {}).items():
         print(("PASS " if c["ok"] else "FAIL ") + name + ": " + c["detail"][:600])
     print(json.dumps(results["targets"]))

@@ -15,6 +15,7 @@ export ORBITKV_NATIVE_ADDON=$PWD/native/build/Release/orbitkv_native.node
   node --version; uname -a; grep PRETTY /etc/os-release
   nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv
   grep -nE "CU_DEVICE_ATTRIBUTE_(CAN_USE_STREAM_MEM_OPS_V1|COMPUTE_CAPABILITY_MAJOR|UNIFIED_ADDRESSING|MULTIPROCESSOR_COUNT) " /usr/local/cuda/include/cuda.h
+  grep -nE -A3 "cuMemcpyBatchAsync" /usr/local/cuda/include/cuda.h | head -40
   grep -nE "define cu(StreamWaitValue32|MemcpyHtoDAsync|StreamBeginCapture|IpcOpenMemHandle|MemHostRegister) " /usr/local/cuda/include/cuda.h
 } > "$out/gpu-env.txt" 2>&1
 node .gpu-bundle/doctor.mjs --data /tmp | tee "$out/gpu-doctor.txt"

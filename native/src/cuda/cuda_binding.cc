@@ -386,18 +386,30 @@ static Napi::Value GatherLoad(const Napi::CallbackInfo& info) {
   CALL(cuModuleGetFunction, &fn, module, "orbitkv_gather");
   return BigPtr(env, fn);
 }
-// gatherLaunch(fn, stream, srcTable, dstTable, lenTable, n, grid, block): tables are device
-// addresses of u64 arrays.
+// gatherLaunch(fn, stream, tableHost, tableDevice, capacity, runs: Float64Array [src, dst, len]*,
+// n, grid, block): fills the mapped pinned table (columns src | dst | len, `capacity` u64 each)
+// and launches; the kernel reads the table through `tableDevice`.
 static Napi::Value GatherLaunch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CUfunction fn = Handle<CUfunction>(info[0]);
   CUstream stream = Handle<CUstream>(info[1]);
-  uint64_t src = U64(info[2]);
-  uint64_t dst = U64(info[3]);
-  uint64_t len = U64(info[4]);
-  uint32_t n = info[5].As<Napi::Number>().Uint32Value();
-  unsigned grid = info[6].As<Napi::Number>().Uint32Value();
-  unsigned block = info[7].As<Napi::Number>().Uint32Value();
+  uint64_t* table = Handle<uint64_t*>(info[2]);
+  uint64_t tableDevice = U64(info[3]);
+  size_t capacity = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
+  Napi::Float64Array runs = info[5].As<Napi::Float64Array>();
+  uint32_t n = info[6].As<Napi::Number>().Uint32Value();
+  unsigned grid = info[7].As<Napi::Number>().Uint32Value();
+  unsigned block = info[8].As<Napi::Number>().Uint32Value();
+  if (n > capacity || static_cast<size_t>(n) * 3 > runs.ElementLength()) throw Napi::RangeError::New(env, "gather: more runs than the table or the array holds");
+  const double* r = runs.Data();
+  for (uint32_t i = 0; i < n; i++) {
+    table[i] = static_cast<uint64_t>(r[3 * i]);
+    table[capacity + i] = static_cast<uint64_t>(r[3 * i + 1]);
+    table[2 * capacity + i] = static_cast<uint64_t>(r[3 * i + 2]);
+  }
+  uint64_t src = tableDevice;
+  uint64_t dst = tableDevice + capacity * 8;
+  uint64_t len = tableDevice + capacity * 16;
   void* params[] = {&src, &dst, &len, &n};
   CALL(cuLaunchKernel, fn, grid, 1, 1, block, 1, 1, 0, stream, params, nullptr);
   return env.Undefined();

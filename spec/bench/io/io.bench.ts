@@ -1,0 +1,107 @@
+/**
+ * `npm run bench:io`: the native ring against fio's io_uring engine (same pattern, same file,
+ * same run) and against Node's fs.promises FileHandle, all with O_DIRECT:
+ *   - sequential 1 MiB writes and reads at depth 16 (target: ≥ 0.9 of fio)
+ *   - random 4 KiB reads at depth 64 (targets: ≥ 0.9 of fio, ≥ 3 × fs.promises)
+ * The file lives in ORBITKV_BENCH_DIR (default .bench-tmp/), 1 GiB unless ORBITKV_BENCH_SIZE.
+ * Lives in a subfolder so `npm run bench` (CPU-only, no fio) does not pick it up.
+ */
+import { execFileSync } from 'node:child_process';
+import { constants, mkdirSync, open as openCb, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { allocAligned, openFile, openRing, type DirectFile, type IoRing } from '../../../native/index.js';
+import { printReport, rateRatio, type BenchResult } from '../report.js';
+
+void openCb;
+const MiB = 1024 * 1024;
+const dir = resolve(process.env['ORBITKV_BENCH_DIR'] ?? '.bench-tmp');
+const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
+const seconds = Number(process.env['ORBITKV_BENCH_SECONDS'] ?? 4);
+mkdirSync(dir, { recursive: true });
+const path = join(dir, 'io-bench.bin');
+
+interface Rate {
+  bytesPerSec: number;
+  iops: number;
+}
+
+/** fio with the io_uring engine, O_DIRECT, time-based; returns the job's read or write rate. */
+function fio(rw: 'read' | 'write' | 'randread', bs: string, depth: number): Rate {
+  const out = execFileSync('fio', [
+    '--name=orbitkv', `--filename=${path}`, '--ioengine=io_uring', '--direct=1', `--rw=${rw}`, `--bs=${bs}`,
+    `--iodepth=${depth}`, `--size=${size}`, `--runtime=${seconds}`, '--time_based', '--randrepeat=0', '--norandommap',
+    '--output-format=json',
+  ], { encoding: 'utf8', maxBuffer: 64 * MiB });
+  const job = JSON.parse(out.slice(out.indexOf('{'))).jobs[0];
+  const side = rw === 'write' ? job.write : job.read;
+  return { bytesPerSec: side.bw_bytes, iops: side.iops };
+}
+
+/** Keeps `depth` ops in flight for `seconds`; `issue(slot, n)` starts op number n on a slot. */
+async function drive(depth: number, issue: (slot: number, n: number) => Promise<number>): Promise<Rate> {
+  let ops = 0;
+  let bytes = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  let issued = 0;
+  const worker = async (slot: number) => {
+    while (performance.now() < end) {
+      const moved = await issue(slot, issued++); // never `bytes += await`: it reads bytes before awaiting
+      bytes += moved;
+      ops++;
+    }
+  };
+  await Promise.all(Array.from({ length: depth }, (_, i) => worker(i)));
+  const secs = (performance.now() - t0) / 1000;
+  return { bytesPerSec: bytes / secs, iops: ops / secs };
+}
+
+function sequential(ring: IoRing, file: DirectFile, op: 'read' | 'write'): Promise<Rate> {
+  const buffers = Array.from({ length: 16 }, () => allocAligned(MiB).fill(0x5a));
+  const blocks = size / MiB;
+  return drive(16, (slot, n) => ring[op](file, buffers[slot]!, (n % blocks) * MiB));
+}
+
+function randomOffsets(count: number): Float64Array {
+  const blocks = size / 4096;
+  return Float64Array.from({ length: count }, () => Math.floor(Math.random() * blocks) * 4096);
+}
+
+async function main(): Promise<void> {
+  execFileSync('fio', ['--version']);
+  const results: BenchResult[] = [];
+  const ring = openRing({ depth: 64, backend: 'io_uring' });
+  const offsets = randomOffsets(1 << 20);
+
+  // fio lays the file out first, then each pattern runs fio then ours back to back.
+  const fioWrite = fio('write', '1m', 16);
+  const file = openFile(path, { write: true });
+  const ourWrite = await sequential(ring, file, 'write');
+  results.push(row('sequential 1 MiB write, depth 16', 'GB/s', ourWrite.bytesPerSec / 1e9, fioWrite.bytesPerSec / 1e9, 'fio io_uring', 0.9));
+
+  const fioRead = fio('read', '1m', 16);
+  const ourRead = await sequential(ring, file, 'read');
+  results.push(row('sequential 1 MiB read, depth 16', 'GB/s', ourRead.bytesPerSec / 1e9, fioRead.bytesPerSec / 1e9, 'fio io_uring', 0.9));
+
+  const fioRand = fio('randread', '4k', 64);
+  const small = Array.from({ length: 64 }, () => allocAligned(4096));
+  const ourRand = await drive(64, (slot, n) => ring.read(file, small[slot]!, offsets[n % offsets.length]!));
+  results.push(row('random 4 KiB read, depth 64', 'kIOPS', ourRand.iops / 1e3, fioRand.iops / 1e3, 'fio io_uring', 0.9));
+
+  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECT);
+  const nodeRand = await drive(64, (slot, n) => handle.read(small[slot]!, 0, 4096, offsets[n % offsets.length]!).then((r) => r.bytesRead));
+  await handle.close();
+  results.push(row('random 4 KiB read, 64 in flight', 'kIOPS', ourRand.iops / 1e3, nodeRand.iops / 1e3, 'fs.promises FileHandle', 3));
+
+  await ring.close();
+  file.close();
+  rmSync(path, { force: true });
+  printReport('io', results);
+}
+
+function row(name: string, unit: string, ours: number, peer: number, peerName: string, target: number): BenchResult {
+  return { name, unit, ours, peer, peerName, ratio: rateRatio(ours, peer), target };
+}
+
+await main();
