@@ -22,7 +22,8 @@ export const CATALOGUE = {
 
 export type CatalogueKey = keyof typeof CATALOGUE;
 
-type ArgsOf<K extends CatalogueKey> = (typeof CATALOGUE)[K] extends DiagnosticDefinition<infer A> ? A : never;
+/** The message arguments a catalogue entry takes. */
+export type ArgsOf<K extends CatalogueKey> = (typeof CATALOGUE)[K] extends DiagnosticDefinition<infer A> ? A : never;
 
 /** Where a diagnostic points. */
 export interface DiagnosticSite {

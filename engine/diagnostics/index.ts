@@ -1,4 +1,15 @@
 export type { Diagnostic, Severity, SourceRange } from './diagnostic.js';
 export { errorCount, sortDiagnostics } from './diagnostic.js';
-export { CATALOGUE, diagnose, type CatalogueKey, type DiagnosticSite } from './catalogue.js';
+export { CATALOGUE, diagnose, type ArgsOf, type CatalogueKey, type DiagnosticSite } from './catalogue.js';
 export { def, type DiagnosticDefinition } from './definition.js';
+export {
+  formatDiagnostics,
+  diagnosticReport,
+  countDiagnostics,
+  summaryLine,
+  codeFrame,
+  DIAGNOSTIC_FORMATS,
+  type DiagnosticFormat,
+  type DiagnosticReport,
+  type FormatOptions,
+} from './format.js';

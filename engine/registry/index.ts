@@ -3,3 +3,8 @@ export { Registry, type ContractEntry } from './registry.js';
 export { type SourceFile, rangeAtPath, rangeOf } from './source.js';
 export { parseContractText, MAX_CONTRACT_BYTES } from './read.js';
 export { checkSchema, nearest } from './schema.js';
+export { validateRegistry, type ValidateOptions } from './validate.js';
+export { RULES, type RegistryRule, type RuleContext, type RuleSite } from './rules/index.js';
+export { referencesOf, engineReferenceOf, type Reference, type EngineReference } from './references.js';
+export { modelineFor, isModeline } from './modeline.js';
+export { compareVersions, lineOf } from './version.js';

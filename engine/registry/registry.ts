@@ -14,6 +14,8 @@ export interface ContractEntry<C extends Contract = Contract> {
  */
 export class Registry {
   private readonly byId = new Map<string, ContractEntry>();
+  private readonly byKind = new Map<ContractKind, ContractEntry[]>();
+  private readonly engines = new Map<string, EngineContract>();
 
   constructor(
     /** Absolute path of the registry folder. */
@@ -21,7 +23,14 @@ export class Registry {
     /** Every structurally valid contract, in file order. */
     readonly entries: readonly ContractEntry[],
   ) {
-    for (const entry of entries) if (!this.byId.has(entry.contract.id)) this.byId.set(entry.contract.id, entry);
+    for (const entry of entries) {
+      const { contract } = entry;
+      if (!this.byId.has(contract.id)) this.byId.set(contract.id, entry);
+      const same = this.byKind.get(contract.kind);
+      if (same) same.push(entry);
+      else this.byKind.set(contract.kind, [entry]);
+      if (contract.kind === 'engine' && !this.engines.has(contract.name)) this.engines.set(contract.name, contract);
+    }
   }
 
   get contracts(): Contract[] {
@@ -42,16 +51,16 @@ export class Registry {
   }
 
   ofKind<K extends ContractKind>(kind: K): ContractOf<K>[] {
-    return this.entries.filter((e) => e.contract.kind === kind).map((e) => e.contract as ContractOf<K>);
+    return this.entriesOfKind(kind).map((e) => e.contract);
   }
 
   entriesOfKind<K extends ContractKind>(kind: K): ContractEntry<ContractOf<K>>[] {
-    return this.entries.filter((e) => e.contract.kind === kind) as ContractEntry<ContractOf<K>>[];
+    return [...(this.byKind.get(kind) ?? [])] as ContractEntry<ContractOf<K>>[];
   }
 
   /** The engine contract pinning `name`. */
   engine(name: string): EngineContract | undefined {
-    return this.ofKind('engine').find((e) => e.name === name);
+    return this.engines.get(name);
   }
 
   /** Where a field of a contract is, for diagnostics of later phases. */

@@ -1,0 +1,1 @@
+export { SCENARIOS, scenario, type Scenario, type ScenarioArea, type ScenarioNeeds } from './scenarios.js';

@@ -1,0 +1,15 @@
+import { engineReferenceOf } from '../references.js';
+import type { RegistryRule } from './rule.js';
+
+export const rule: RegistryRule = {
+  id: 'unknown-engine',
+  description: 'Every engine a contract names is pinned by an engine contract.',
+  reports: ['unknownEngine'],
+  check({ registry, report }) {
+    const known = registry.ofKind('engine').map((e) => e.name).join(', ');
+    for (const entry of registry.entries) {
+      const ref = engineReferenceOf(entry.contract);
+      if (ref && !registry.engine(ref.name)) report('unknownEngine', { entry, path: ref.path }, ref.name, known);
+    }
+  },
+};
