@@ -278,13 +278,21 @@ export class CudaStream {
   }
 
   private copy(kind: number, dst: bigint, host: HostMemory | null, src: bigint, runs: readonly CopyRun[], dstSize: number): number {
-    let merged = coalesceRuns(runs);
+    // One run (the common whole-buffer copy) skips planning: small copies are enqueue-bound.
+    let merged = runs.length === 1 && !host?.boundaries.length ? runs : coalesceRuns(runs);
     if (host && host.boundaries.length) merged = splitRuns(merged, host.boundaries, kind === 0 ? 'src' : 'dst');
     for (const r of merged) {
       if (r.dst < 0 || r.src < 0 || (dstSize > 0 && r.dst + r.len > dstSize)) throw new RangeError(`copy run ${r.src}->${r.dst}+${r.len} is out of bounds`);
       if (host && (kind === 0 ? r.src : r.dst) + r.len > host.size) throw new RangeError(`copy run ${r.src}->${r.dst}+${r.len} is outside the ${host.size}-byte host memory`);
     }
-    call('copyRuns', kind, dst, src, packRuns(merged), merged.length, this.handle);
+    let packed: Float64Array;
+    if (merged.length === 1) {
+      packed = oneRun;
+      packed[0] = merged[0]!.dst;
+      packed[1] = merged[0]!.src;
+      packed[2] = merged[0]!.len;
+    } else packed = packRuns(merged);
+    call('copyRuns', kind, dst, src, packed, merged.length, this.handle);
     return merged.length;
   }
 
@@ -393,6 +401,8 @@ export class Gatherer {
     }
   }
 }
+
+const oneRun = new Float64Array(3);
 
 function checkSize(size: number): void {
   if (!Number.isSafeInteger(size) || size <= 0) throw new RangeError(`size must be a positive integer, got ${size}`);

@@ -52,9 +52,12 @@ interface OpRecord {
   bufIndex: number;
   state: 'queued' | 'submitted' | 'settled';
   cancelRequested: boolean;
+  /** How it ended, once settled. */
+  outcome: CancelOutcome | null;
+  /** Set by cancel(): told the outcome when the op settles (lazily, off the hot path). */
+  onSettled: ((outcome: CancelOutcome) => void) | null;
   resolve(bytes: number): void;
   reject(error: Error): void;
-  settled: Promise<CancelOutcome>;
 }
 
 /** A FIFO with O(1) push/shift that skips ops cancelled while queued. */
@@ -205,12 +208,10 @@ export class IoRing {
   }
 
   private enqueue(op: OpRecord['op'], file: DirectFile, buffer: Uint8Array | null, buffers: Uint8Array[] | null, offset: number, length: number, bufferOffset: number): IoRequest {
-    let rec!: OpRecord;
+    let rec: OpRecord | null = null;
     const promise = new Promise<number>((resolve, reject) => {
       checkArguments(op, file, buffer, buffers, offset, length, bufferOffset);
       if (this.closing) throw new RingClosedError(`${op} ${file.path}`);
-      let settle!: (o: CancelOutcome) => void;
-      const settled = new Promise<CancelOutcome>((r) => (settle = r));
       rec = {
         id: this.takeId(),
         op,
@@ -220,26 +221,21 @@ export class IoRing {
         bufferOffset,
         length,
         offset,
-        bufIndex: buffer ? this.registeredIndex(buffer, bufferOffset, length) : -1,
+        bufIndex: buffer && this.registered.size > 0 ? this.registeredIndex(buffer, bufferOffset, length) : -1,
         state: 'queued',
         cancelRequested: false,
-        resolve: (n) => {
-          settle('done');
-          resolve(n);
-        },
-        reject: (e) => {
-          settle(e instanceof CancelledError ? 'cancelled' : 'done');
-          reject(e);
-        },
-        settled,
+        outcome: null,
+        onSettled: null,
+        resolve,
+        reject,
       };
       this.ops.set(rec.id, rec);
       (op === 'read' || op === 'readv' ? this.reads : this.writes).push(rec);
       this.schedulePump();
-    });
-    return Object.assign(promise, {
-      cancel: (): Promise<CancelOutcome> => (rec ? this.cancelOp(rec) : Promise.resolve<CancelOutcome>('done')),
-    });
+    }) as IoRequest;
+    // A plain property (not Object.assign): the hot path allocates one closure and one promise.
+    promise.cancel = () => (rec ? this.cancelOp(rec) : Promise.resolve<CancelOutcome>('done'));
+    return promise;
   }
 
   private takeId(): number {
@@ -256,15 +252,24 @@ export class IoRing {
   }
 
   private cancelOp(rec: OpRecord): Promise<CancelOutcome> {
-    if (rec.state === 'settled') return rec.settled;
-    rec.cancelRequested = true;
-    if (rec.state === 'queued') {
-      this.settle(rec, new CancelledError(rec.op, rec.file.path, rec.offset));
-      this.checkDrained();
-    } else {
-      this.native.cancel(rec.id);
+    if (rec.outcome) return Promise.resolve(rec.outcome);
+    const settled = new Promise<CancelOutcome>((resolve) => {
+      const earlier = rec.onSettled;
+      rec.onSettled = (o) => {
+        earlier?.(o);
+        resolve(o);
+      };
+    });
+    if (!rec.cancelRequested) {
+      rec.cancelRequested = true;
+      if (rec.state === 'queued') {
+        this.settle(rec, new CancelledError(rec.op, rec.file.path, rec.offset));
+        this.checkDrained();
+      } else {
+        this.native.cancel(rec.id);
+      }
     }
-    return rec.settled;
+    return settled;
   }
 
   private schedulePump(): void {
@@ -334,8 +339,10 @@ export class IoRing {
     this.ops.delete(rec.id);
     rec.buffer = null;
     rec.buffers = null;
+    rec.outcome = outcome instanceof CancelledError ? 'cancelled' : 'done';
     if (typeof outcome === 'number') rec.resolve(outcome);
     else rec.reject(outcome);
+    rec.onSettled?.(rec.outcome);
   }
 
   private checkDrained(): void {

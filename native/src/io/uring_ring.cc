@@ -27,7 +27,10 @@ void UringRing::Init(Napi::Env env, Napi::Object exports) {
 UringRing::UringRing(const Napi::CallbackInfo& info) : Napi::ObjectWrap<UringRing>(info) {
   Napi::Env env = info.Env();
   unsigned depth = info[0].As<Napi::Number>().Uint32Value();
-  int ret = io_uring_queue_init(depth, &ring_, 0);
+  // Only this (the JS) thread submits, and completions may wait for its next kernel entry:
+  // fewer interrupts per op. Older kernels refuse the flags with EINVAL: retry without them.
+  int ret = io_uring_queue_init(depth, &ring_, IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER);
+  if (ret == -EINVAL) ret = io_uring_queue_init(depth, &ring_, 0);
   if (ret < 0) throw SystemError(env, -ret, "io_uring_setup", "depth " + std::to_string(depth));
   open_ = true;
   depth_ = ring_.sq.ring_entries;
