@@ -1,6 +1,7 @@
 /** Where io_uring is refused (a seccomp filter like Docker's), the refusal is clear and 'auto' falls back. */
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { DirectIoUnavailableError, allocAligned, openFile, openRing } from '../../native/index.js';
 import { runFixture, scratchDir } from './fixtures/scratch.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -28,5 +29,18 @@ describe('native backend choice', function () {
     assert.equal(report.available, false);
     assert.equal(report.name, 'NativeUnavailableError');
     assert.match(report.message, /\/nonexistent\/orbitkv_native\.node is missing.*npm run install/);
+  });
+
+  it('refuses O_DIRECT clearly where the file system does, and falls back with direct: auto', async () => {
+    // procfs has no direct I/O: the kernel answers EINVAL, as some network and FUSE mounts do.
+    assert.throws(() => openFile('/proc/self/status'), (e: unknown) => e instanceof DirectIoUnavailableError && /O_DIRECT is refused for \/proc\/self\/status/.test(e.message));
+    const file = openFile('/proc/self/status', { direct: 'auto' });
+    assert.equal(file.direct, false);
+    const ring = openRing({ backend: 'auto' });
+    const buf = allocAligned(4096);
+    const n = await ring.read(file, buf, 0);
+    assert.match(buf.subarray(0, n).toString(), /^Name:/);
+    await ring.close();
+    file.close();
   });
 });

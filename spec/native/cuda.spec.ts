@@ -3,7 +3,7 @@
  * CudaUnavailableError. The GPU behaviour itself is proven by spec/gpu on the GPU host.
  */
 import assert from 'node:assert/strict';
-import { CudaStream, CudaUnavailableError, DeviceMemory, HostMemory, coalesceRuns, cuda, cudaStatus, exportVmm } from '../../native/index.js';
+import { CudaStream, CudaUnavailableError, DeviceMemory, HostMemory, coalesceRuns, cuda, cudaStatus, exportVmm, splitRuns } from '../../native/index.js';
 
 const driverPresent = cudaStatus().available;
 
@@ -56,5 +56,15 @@ describe('native copy plans', () => {
       { dst: 0, src: 8192, len: 4096 },
       { dst: 12288, src: 12288, len: 4096 },
     ]);
+  });
+
+  it('cuts runs at registered-chunk boundaries on the host side only', () => {
+    const runs = [{ dst: 100, src: 4000, len: 9000 }];
+    assert.deepEqual(splitRuns(runs, [4096, 8192, 16384], 'src'), [
+      { dst: 100, src: 4000, len: 96 },
+      { dst: 196, src: 4096, len: 4096 },
+      { dst: 4292, src: 8192, len: 4808 },
+    ]);
+    assert.deepEqual(splitRuns(runs, [], 'dst'), runs);
   });
 });
