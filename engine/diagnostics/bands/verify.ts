@@ -2,7 +2,18 @@ import { def } from '../definition.js';
 
 /** 6xxx source verification. */
 export const VERIFY_DIAGNOSTICS = {
-  // e.g. example: def({ code: 'OKV6001', severity: 'error', rule: 'rule-name', message: (x: string) => `...${x}`, hint: () => '...' }),
+  grammarMismatch: def({ code: 'OKV6001', severity: 'error', rule: 'grammar-mismatch', message: (found: string, pinned: string) => `the installed Python grammar is ${found}; verification is written against ${pinned}`, hint: () => 'reinstall the pinned web-tree-sitter and tree-sitter-python versions together (`npm ci`)' }),
+  grammarUnloadable: def({ code: 'OKV6002', severity: 'error', rule: 'grammar-mismatch', message: (reason: string, pinned: string) => `cannot load the Python grammar (${reason}); verification needs ${pinned}`, hint: () => 'reinstall the pinned web-tree-sitter and tree-sitter-python versions together (`npm ci`)' }),
+  sourceNotDirectory: def({ code: 'OKV6003', severity: 'error', rule: 'source-not-directory', message: (path: string) => `'${path}' is not a directory`, hint: () => 'pass --source DIR pointing at the root of an engine checkout' }),
+  engineNotInRegistry: def({ code: 'OKV6004', severity: 'error', rule: 'unknown-engine', message: (name: string, known: string) => `no engine contract named '${name}' in the registry (known: ${known})`, hint: () => 'pass --engine NAME with the `name` of an engine contract' }),
+  packageNotFound: def({ code: 'OKV6005', severity: 'error', rule: 'package-not-found', message: (pkg: string, dir: string) => `no Python package '${pkg}' (a folder with __init__.py) at the root, under src/ or python/, or within 3 levels of '${dir}'`, hint: () => "check that --source is the engine's checkout root, or set the engine contract's `package` field" }),
+  pythonSyntax: def({ code: 'OKV6006', severity: 'warning', rule: 'python-syntax', message: (count: number) => `Python does not parse here${count > 1 ? ` (${count} error nodes in this file)` : ''}; definitions outside the broken region are still checked`, hint: () => 'a check whose definition overlaps the error reports unresolvable-statically' }),
+  binaryFile: def({ code: 'OKV6007', severity: 'warning', rule: 'binary-file', message: () => 'file contains NUL bytes (binary); skipped', hint: () => 'a .py file should be text; checks that need it report unresolvable-statically' }),
+  sourceFileTooLarge: def({ code: 'OKV6008', severity: 'warning', rule: 'file-too-large', message: (size: number, limit: number) => `file is ${size} bytes, over the ${limit}-byte limit; skipped`, hint: () => 'checks that need it report unresolvable-statically' }),
+  sourceSymlinkLoop: def({ code: 'OKV6009', severity: 'warning', rule: 'symlink-loop', message: (target: string) => `symbolic link loops back to '${target}'; not followed` }),
+  sourceUnreadable: def({ code: 'OKV6010', severity: 'warning', rule: 'unreadable-file', message: (reason: string) => `cannot read: ${reason}; skipped` }),
+  versionMismatch: def({ code: 'OKV6011', severity: 'warning', rule: 'version-mismatch', message: (found: string, pinned: string) => `the checkout is version ${found}; the engine contract pins ${pinned}`, hint: () => 'results describe this checkout, not the pin; check out the pinned release, or record them as evidence for a pin change' }),
+  commitMismatch: def({ code: 'OKV6012', severity: 'warning', rule: 'commit-mismatch', message: (found: string, pinned: string) => `the checkout is at commit ${found}; the engine contract pins ${pinned}`, hint: () => 'check out the pinned commit' }),
+  versionUnknown: def({ code: 'OKV6013', severity: 'warning', rule: 'version-unknown', message: (where: string) => `cannot tell the checkout's version (looked at ${where})`, hint: () => "set the engine contract's `versionFile` to the file that assigns __version__" }),
+  recordUnavailable: def({ code: 'OKV6014', severity: 'error', rule: 'record-unavailable', message: (reason: string) => `cannot record the results as evidence: ${reason}` }),
 } as const;
-
-void def;

@@ -1,0 +1,112 @@
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { EngineContract } from '../model/index.js';
+import type { ModuleIndex, ModuleInfo } from './module-index.js';
+import type { CheckoutVersion } from './report.js';
+
+const VERSION_NAMES = ['__version__', 'version', 'VERSION'];
+const COMMIT_NAMES = ['__commit_id__', 'commit_id', '__commit__', '__git_commit__'];
+
+/** The value of a plain string literal's source text, else undefined. */
+function literal(text: string | undefined): string | undefined {
+  const m = text === undefined ? null : /^[rRuU]?(['"])(.*)\1$/s.exec(text.trim());
+  return m ? m[2] : undefined;
+}
+
+/** Looks like a published version (`0.31.0`, `0.5.21.post1`), not a placeholder such as `dev`. */
+const RELEASED = /^\d+(\.\d+)+/;
+
+/**
+ * A module-level string bound to one of `names`, following `from X import name` inside the
+ * package. Unconditional bindings first (the last one wins), then conditional ones in source
+ * order: `try: from ._version import __version__` comes before its `except` fallback.
+ */
+function assignedString(index: ModuleIndex, module: ModuleInfo, names: string[], accept: (v: string) => boolean, depth = 0): { value: string; file: string; module: ModuleInfo } | undefined {
+  for (const name of names) {
+    const defs = module.byName.get(name) ?? [];
+    const ordered = [...defs.filter((d) => !d.conditional).reverse(), ...defs.filter((d) => d.conditional)];
+    for (const def of ordered) {
+      if (def.kind === 'assignment') {
+        const value = literal(def.value);
+        if (value !== undefined && accept(value)) return { value, file: module.file, module };
+      }
+      if (def.kind === 'import' && def.name && depth < 4) {
+        const target = index.modules.get(index.absoluteModule(module, def.module));
+        const r = target && assignedString(index, target, [def.name], accept, depth + 1);
+        if (r) return r;
+      }
+    }
+  }
+  return undefined;
+}
+
+function metadataVersion(dirs: string[]): { value: string; file: string } | undefined {
+  for (const dir of dirs) {
+    const pyproject = join(dir, 'pyproject.toml');
+    if (existsSync(pyproject)) {
+      const project = /^\[project\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(readFileSync(pyproject, 'utf8'))?.[1] ?? '';
+      const m = /^version\s*=\s*["']([^"']+)["']/m.exec(project);
+      if (m) return { value: m[1]!, file: pyproject };
+    }
+    const infos = [join(dir, 'PKG-INFO'), ...safeList(dir).filter((f) => f.endsWith('.egg-info') || f.endsWith('.dist-info')).map((f) => join(dir, f, f.endsWith('.dist-info') ? 'METADATA' : 'PKG-INFO'))];
+    for (const info of infos) {
+      if (!existsSync(info)) continue;
+      const m = /^Version:\s*(\S+)/m.exec(readFileSync(info, 'utf8'));
+      if (m) return { value: m[1]!, file: info };
+    }
+  }
+  return undefined;
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** The commit `.git/HEAD` points at (a folder, or a `gitdir:` file as in submodules and worktrees). */
+export function gitHead(root: string): string | undefined {
+  let gitDir = join(root, '.git');
+  try {
+    if (statSync(gitDir).isFile()) {
+      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(gitDir, 'utf8'));
+      if (!m) return undefined;
+      gitDir = resolve(root, m[1]!.trim());
+    }
+    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    const ref = /^ref:\s*(.+)$/.exec(head)?.[1];
+    if (!ref) return /^[0-9a-f]{40}$/.test(head) ? head : undefined;
+    const common = existsSync(join(gitDir, 'commondir')) ? resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim()) : gitDir;
+    for (const dir of [gitDir, common]) {
+      const file = join(dir, ref);
+      if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+    }
+    const packed = readFileSync(join(common, 'packed-refs'), 'utf8');
+    return new RegExp(`^([0-9a-f]{40}) ${ref.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm').exec(packed)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the checkout says about its version: the engine's version file (following a re-export
+ * such as `from ._version import __version__`), else package metadata (`pyproject.toml`
+ * `[project] version`, PKG-INFO); the commit from `.git`, else a commit id in the version file.
+ */
+export function checkoutVersion(engine: EngineContract, index: ModuleIndex): CheckoutVersion {
+  const tree = index.tree;
+  const versionModule = engine.versionFile ? index.byFile.get(engine.versionFile) : undefined;
+  const fromFile = versionModule && assignedString(index, versionModule, VERSION_NAMES, (v) => RELEASED.test(v));
+  const fromMetadata = fromFile ? undefined : metadataVersion([tree.root, join(tree.root, tree.importRoot), dirname(join(tree.root, tree.packageDir))]);
+  const version = fromFile ?? fromMetadata;
+  const gitCommit = gitHead(tree.root);
+  const commitHolders = [fromFile?.module, versionModule].filter((m): m is ModuleInfo => m !== undefined);
+  const fileCommit = gitCommit ? undefined : commitHolders.map((m) => assignedString(index, m, COMMIT_NAMES, (v) => /^g?[0-9a-f]{7,40}$/.test(v))).find(Boolean);
+  const commit = gitCommit ?? fileCommit?.value.replace(/^g(?=[0-9a-f]{7})/, '');
+  const out: CheckoutVersion = { pinnedVersion: engine.version, ...(engine.commit ? { pinnedCommit: engine.commit } : {}) };
+  if (version) Object.assign(out, { version: version.value, versionFrom: version.file.startsWith(tree.root) ? version.file.slice(tree.root.length + 1) : version.file, versionMatches: version.value === engine.version });
+  if (commit) Object.assign(out, { commit, commitFrom: gitCommit ? '.git' : fileCommit!.file, ...(engine.commit ? { commitMatches: commit.length >= 7 && engine.commit.startsWith(commit.toLowerCase()) } : {}) });
+  return out;
+}

@@ -1,0 +1,75 @@
+import type { EvidenceDraft, EvidenceProfile } from '../model/index.js';
+import type { AssertionCheck, TargetCheck, TargetOutcome, VerifyReport } from './report.js';
+
+type RecordedTarget = Exclude<TargetOutcome, 'not-applicable'>;
+/** Worst first: the result a contract with several checked symbols records. */
+const SEVERITY: RecordedTarget[] = ['missing', 'signature-changed', 'unresolvable-statically', 'present'];
+
+export interface EvidenceOptions {
+  /** Who records (a person, a team, a CI job). */
+  actor: string;
+  /** UTC timestamp of the run. */
+  at: string;
+}
+
+function filesOf(report: VerifyReport, files: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of [...files].sort()) {
+    const digest = report.files[f];
+    if (digest) out[f] = digest;
+  }
+  return out;
+}
+
+/** The profile the results were observed on: the checkout's own version, else the pin it claims to be. */
+function profileOf(report: VerifyReport): EvidenceProfile {
+  const v = report.version;
+  const version = v?.version ?? v?.pinnedVersion ?? '0';
+  const commit = v?.version !== undefined ? v.commit : v?.pinnedCommit;
+  return { engines: { [report.engine]: { version, ...(commit && /^[0-9a-f]{40}$/.test(commit) ? { commit } : {}) } } };
+}
+
+function targetRecord(report: VerifyReport, contract: string, checks: TargetCheck[], options: EvidenceOptions): EvidenceDraft | undefined {
+  const recorded = checks.filter((c): c is TargetCheck & { outcome: RecordedTarget } => c.outcome !== 'not-applicable');
+  if (recorded.length === 0) return undefined;
+  const result = SEVERITY.find((s) => recorded.some((c) => c.outcome === s))!;
+  const off = recorded.filter((c) => c.outcome !== 'present').map((c) => `${c.target}: ${c.outcome}${c.detail ? ` (${c.detail})` : ''}`);
+  return {
+    at: options.at,
+    actor: options.actor,
+    type: 'verify.target',
+    subject: contract,
+    profile: profileOf(report),
+    data: { result, files: filesOf(report, recorded.flatMap((c) => c.files)), note: off.length ? off.join('; ') : `${recorded.length} target(s) present` },
+  };
+}
+
+function assertionRecord(report: VerifyReport, check: AssertionCheck, options: EvidenceOptions): EvidenceDraft {
+  const leaves = check.parts ?? [check];
+  return {
+    at: options.at,
+    actor: options.actor,
+    type: 'verify.assertion',
+    subject: check.contract,
+    profile: profileOf(report),
+    data: { result: check.outcome, files: filesOf(report, check.files), note: leaves.map((p) => `${p.summary}: ${p.outcome}${p.detail ? ` (${p.detail})` : ''}`).join('; ') },
+  };
+}
+
+/**
+ * The ledger records a verification run appends: one `verify.target` per hook and per
+ * interface (the worst result among its targets), one `verify.assertion` per gap, each with
+ * the sha256 of every file its result was read from, bound to the checkout's engine version.
+ */
+export function evidenceDrafts(report: VerifyReport, options: EvidenceOptions): EvidenceDraft[] {
+  if (report.verdict === 'unusable') return [];
+  const byContract = new Map<string, TargetCheck[]>();
+  for (const t of report.targets) byContract.set(t.contract, [...(byContract.get(t.contract) ?? []), t]);
+  const drafts: EvidenceDraft[] = [];
+  for (const [contract, checks] of byContract) {
+    const draft = targetRecord(report, contract, checks, options);
+    if (draft) drafts.push(draft);
+  }
+  for (const a of report.assertions) drafts.push(assertionRecord(report, a, options));
+  return drafts;
+}

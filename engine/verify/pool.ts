@@ -1,0 +1,93 @@
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Diagnostic } from '../diagnostics/index.js';
+import { GrammarMismatchError, loadPythonParser, pythonWasmPath } from './grammar.js';
+import { type ScanOptions, scanFile } from './scan-file.js';
+import type { FileScan } from './table.js';
+
+/** A file to scan: where it is and the checkout-relative name results use. */
+export interface ScanTarget {
+  absolute: string;
+  file: string;
+}
+
+export interface PoolRequest {
+  batch: number;
+  files: ScanTarget[];
+}
+
+export type PoolReply = { type: 'ready' } | { type: 'grammar'; diagnostic: Diagnostic } | { type: 'scans'; batch: number; scans: FileScan[] };
+
+/** Files per message: large enough that messaging is noise, small enough to balance the workers. */
+const BATCH = 24;
+/** Below this many files per worker, another worker costs more (wasm start-up) than it saves. */
+const FILES_PER_WORKER = 48;
+
+/** How many workers for `count` files: one per CPU, fewer for small trees; 0 means scan in this thread. */
+export function workerCount(count: number, threads?: number): number {
+  if (threads !== undefined) return threads;
+  return Math.max(1, Math.min(availableParallelism(), Math.ceil(count / FILES_PER_WORKER)));
+}
+
+function startWorker(options: ScanOptions): Worker {
+  const self = new URL(import.meta.url);
+  const entry = new URL(`./worker${extname(self.pathname)}`, self);
+  const workerData = { wasmPath: pythonWasmPath(), options };
+  if (extname(self.pathname) !== '.ts') return new Worker(entry, { workerData });
+  // Running from TypeScript sources (specs, `tsx`): worker threads do not inherit tsx's loader.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
+  return new Worker(code, { eval: true, workerData });
+}
+
+/**
+ * Scans every file with a pool of worker threads, each loading the grammar once, and returns
+ * the scans in input order. Workers are always terminated before this settles.
+ */
+export async function scanFiles(files: readonly ScanTarget[], options: ScanOptions, threads?: number): Promise<FileScan[]> {
+  const count = workerCount(files.length, threads);
+  if (count === 0 || files.length === 0) {
+    const parser = await loadPythonParser();
+    try {
+      return files.map((f) => scanFile(parser, f.absolute, f.file, options));
+    } finally {
+      parser.delete();
+    }
+  }
+  const batches: ScanTarget[][] = [];
+  for (let i = 0; i < files.length; i += BATCH) batches.push(files.slice(i, i + BATCH));
+  const results: FileScan[][] = new Array<FileScan[]>(batches.length);
+  const workers: Worker[] = [];
+  let next = 0;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let pending = batches.length;
+      const feed = (worker: Worker): void => {
+        if (next < batches.length) {
+          const batch = next++;
+          worker.postMessage({ batch, files: batches[batch]! } satisfies PoolRequest);
+        }
+      };
+      for (let i = 0; i < count; i++) {
+        const worker = startWorker(options);
+        workers.push(worker);
+        worker.on('message', (reply: PoolReply) => {
+          if (reply.type === 'grammar') return reject(new GrammarMismatchError(reply.diagnostic));
+          if (reply.type === 'scans') {
+            results[reply.batch] = reply.scans;
+            if (--pending === 0) return resolve();
+          }
+          feed(worker);
+        });
+        worker.on('error', reject);
+        worker.on('exit', (code) => {
+          if (pending > 0 && code !== 0) reject(new Error(`verify scan worker exited with code ${code}`));
+        });
+      }
+    });
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  return results.flat();
+}

@@ -1,0 +1,118 @@
+import type { ConsumedSymbol, HookContract, InterfaceContract, Signature } from '../model/index.js';
+import type { ModuleIndex } from './module-index.js';
+import type { TargetCheck } from './report.js';
+import type { Found, SymbolResolver } from './resolve.js';
+import { bindingOf, compareSignature, isProperty, normalise } from './signature.js';
+import type { FunctionDefinition } from './table.js';
+
+/** Symbol kinds that are not Python objects: checked as literals in the tree. */
+const LITERAL_KINDS = new Set(['env-var', 'cli-flag', 'entry-point-group']);
+/** Hook types that attach to a callable (a function or method with a signature). */
+const CALLABLE_HOOKS = new Set(['BEFORE', 'AFTER', 'AROUND', 'REPLACE', 'method-replacement', 'callback']);
+
+/** The literal values to look for in the tree, for every non-Python symbol of these interfaces. */
+export function literalNeedles(interfaces: readonly InterfaceContract[]): string[] {
+  return [...new Set(interfaces.flatMap((i) => i.symbols.filter((s) => LITERAL_KINDS.has(s.kind)).map((s) => s.target)))].sort();
+}
+
+type Expectation = 'callable' | 'class' | 'any';
+
+interface CheckInput {
+  contract: string;
+  role: TargetCheck['role'];
+  target: string;
+  expects: TargetCheck['expects'];
+  shape: Expectation;
+  signature?: Signature;
+  informational: boolean;
+}
+
+/** Checks dotted Python targets and literal symbols against the scanned package. */
+export class TargetChecker {
+  constructor(private readonly resolver: SymbolResolver, private readonly index: ModuleIndex) {}
+
+  hook(hook: HookContract): TargetCheck[] {
+    const informational = hook.disposition.state === 'removed';
+    const shape: Expectation = CALLABLE_HOOKS.has(hook.hookType) ? 'callable' : 'any';
+    const main = this.python({ contract: hook.id, role: 'hook-target', target: hook.target, expects: 'hook', shape, ...(hook.signature ? { signature: hook.signature } : {}), informational });
+    const also = (hook.alsoTargets ?? []).map((target) => this.python({ contract: hook.id, role: 'hook-also-target', target, expects: 'hook', shape: 'any', informational }));
+    return [main, ...also];
+  }
+
+  interface(contract: InterfaceContract): TargetCheck[] {
+    return contract.symbols.map((symbol) => this.symbol(contract.id, symbol));
+  }
+
+  private symbol(contract: string, symbol: ConsumedSymbol): TargetCheck {
+    const base = { contract, role: 'interface-symbol' as const, target: symbol.target, expects: symbol.kind, informational: false };
+    if (LITERAL_KINDS.has(symbol.kind)) return this.literal(base, symbol.kind);
+    const shape: Expectation = symbol.kind === 'class' ? 'class' : symbol.kind === 'attribute' ? 'any' : 'callable';
+    return this.python({ ...base, shape, ...(symbol.signature ? { signature: symbol.signature } : {}) });
+  }
+
+  /**
+   * Env vars, CLI flags and entry-point groups: present when the exact value is a string literal
+   * somewhere in the package; env vars also when a module or class binds that exact name
+   * (settings classes), CLI flags also when a class field has the flag's name with underscores
+   * (flags generated from config fields). Otherwise missing.
+   */
+  private literal(base: Omit<TargetCheck, 'outcome' | 'files'>, kind: string): TargetCheck {
+    for (const module of this.index.byFile.values()) {
+      const hit = module.scan.needles.find((n) => n.needle === base.target);
+      if (hit) return { ...base, outcome: 'present', location: { file: module.file, line: hit.line, col: hit.col }, detail: 'string literal', files: [module.file] };
+    }
+    const field = kind === 'cli-flag' ? base.target.replace(/^-+/, '').replace(/-/g, '_') : base.target;
+    if (kind !== 'entry-point-group') {
+      for (const module of this.index.byFile.values()) {
+        const def = module.scan.definitions.find((d) => d.kind === 'assignment' && d.qualname.split('.').pop() === field && (kind === 'env-var' || d.qualname.includes('.')));
+        if (def) return { ...base, outcome: 'present', location: { file: module.file, line: def.line, col: def.col }, detail: kind === 'env-var' ? `bound as ${def.qualname}` : `config field ${def.qualname}`, files: [module.file] };
+      }
+    }
+    return { ...base, outcome: 'missing', reason: 'attribute-missing', detail: `no string literal '${base.target}' in ${this.index.tree.packageDir}`, files: [] };
+  }
+
+  private python(input: CheckInput): TargetCheck {
+    const { signature, shape, ...base } = input;
+    const r = this.resolver.resolve(input.target);
+    if (!r.found) return { ...base, outcome: r.outcome === 'missing' ? 'missing' : 'unresolvable-statically', reason: r.reason, detail: r.detail, files: r.files };
+    const def = r.definition;
+    const location = def ? { file: r.module.file, line: def.line, col: def.col } : { file: r.module.file, line: 1, col: 1 };
+    const found = { ...base, location, files: r.files, ...(r.inheritedFrom ? { inheritedFrom: r.inheritedFrom } : {}) };
+    if (!def) return shape === 'any' ? { ...found, outcome: 'present', detail: 'module' } : { ...found, outcome: 'signature-changed', reason: 'kind-changed', detail: `expected a ${shape}, found a module` };
+    if (shape === 'class' && def.kind !== 'class') return this.wrongKind(found, def.kind, 'class');
+    if (shape === 'callable') {
+      if (def.kind === 'assignment') return { ...found, outcome: 'unresolvable-statically', reason: 'runtime-assignment', detail: `${def.qualname} is assigned a value at run time (${r.module.file}:${def.line})` };
+      if (def.kind === 'class' && !signature) return this.wrongKind(found, 'class', 'callable');
+      if (def.kind === 'function' && isProperty(def)) return this.wrongKind(found, 'property', 'callable');
+    }
+    if (!signature) return { ...found, outcome: 'present' };
+    return this.compare(found, r, signature);
+  }
+
+  private compare(found: Omit<TargetCheck, 'outcome'>, r: Found, signature: Signature): TargetCheck {
+    const def = r.definition!;
+    let fn: FunctionDefinition;
+    if (def.kind === 'class') {
+      const init = this.resolver.member(r.module, def, ['__init__'], new Set(), new Set());
+      if (!init.found) {
+        const generated = def.decorators.some((d) => /(^|\.)dataclass\b/.test(d));
+        if (init.outcome === 'missing' && !generated) return this.withSignature(found, signature, { parameters: [], async: false });
+        return { ...found, outcome: 'unresolvable-statically', reason: init.found ? undefined : generated ? 'generated-init' : init.reason, detail: generated ? `${def.qualname}.__init__ is generated by @dataclass` : init.detail, files: [...new Set([...found.files, ...init.files])] } as TargetCheck;
+      }
+      if (init.definition?.kind !== 'function') return { ...found, outcome: 'unresolvable-statically', reason: 'runtime-assignment', detail: `${def.qualname}.__init__ is not a plain def` };
+      return this.withSignature({ ...found, files: [...new Set([...found.files, ...init.files])] }, signature, normalise(init.definition, 'constructor'));
+    }
+    if (def.kind !== 'function') return { ...found, outcome: 'unresolvable-statically', reason: 'runtime-assignment', detail: `${def.qualname} has no def to read a signature from` };
+    fn = def;
+    return this.withSignature(found, signature, normalise(fn, bindingOf(fn, r.owner !== undefined)));
+  }
+
+  private withSignature(found: Omit<TargetCheck, 'outcome'>, expected: Signature, actual: ReturnType<typeof normalise>): TargetCheck {
+    const diff = compareSignature(expected, actual);
+    return diff ? { ...found, outcome: 'signature-changed', diff } : { ...found, outcome: 'present' };
+  }
+
+  private wrongKind(found: Omit<TargetCheck, 'outcome'>, is: string, expected: string): TargetCheck {
+    return { ...found, outcome: 'signature-changed', reason: 'kind-changed', detail: `expected a ${expected}, found ${is === 'assignment' ? 'an assignment' : `a ${is}`}` };
+  }
+}
