@@ -174,7 +174,7 @@ export class IoRing {
    */
   registerBuffers(buffers: Uint8Array[]): number {
     this.checkOpen('registerBuffers');
-    if (this.inFlight > 0) throw new IoError('EBUSY', 'read', '(ring)', 0, 0);
+    if (this.inFlight > 0) throw Object.assign(new Error(`registerBuffers: ${this.inFlight} ops in flight; register before submitting`), { code: 'EBUSY' });
     const count = this.native.registerBuffers(buffers);
     this.registered = new Map(buffers.map((b, index) => [b.buffer, { index, start: b.byteOffset, end: b.byteOffset + b.byteLength }]));
     return count;
