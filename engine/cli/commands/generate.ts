@@ -1,0 +1,92 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
+
+const USAGE = `usage: orbitkv generate [--registry DIR] [--out DIR] [--check] [--dry-run] [--wheel]
+                        [--adapter-version V] [--format text|json|github]
+
+Generates the vLLM and SGLang adapter packages (orbitkv-vllm, orbitkv-sglang), the TypeScript
+rejection module and a manifest of sha256 hashes from the contracts.
+  --registry DIR        registry folder (default: ./contracts, else the embedded registry)
+  --out DIR             output folder (default: build/adapters)
+  --check               write nothing; exit 1 naming every file that is missing, out of date,
+                        edited by hand or stale
+  --dry-run             write nothing; list what would be written and removed
+  --wheel               also write installable wheels to <out>/wheels/
+  --adapter-version V   version of the generated packages (default: 0.1.0)
+  --format F            diagnostics as text (default), json or github
+`;
+
+export const command: CommandModule = {
+  name: 'generate',
+  summary: 'generate the adapter packages, rejection checks and wheels from the contracts',
+  async run(argv: string[], io: CliIo): Promise<number> {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: {
+          registry: { type: 'string' },
+          out: { type: 'string' },
+          check: { type: 'boolean' },
+          'dry-run': { type: 'boolean' },
+          wheel: { type: 'boolean' },
+          'adapter-version': { type: 'string' },
+          format: { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (error) {
+      throw new UsageError((error as Error).message, 'orbitkv generate --help');
+    }
+    if (values.help) {
+      io.out(USAGE);
+      return EXIT.ok;
+    }
+    const { DIAGNOSTIC_FORMATS, formatDiagnostics, errorCount } = await loadDiagnostics();
+    const format = values.format ?? 'text';
+    if (!(DIAGNOSTIC_FORMATS as readonly string[]).includes(format)) throw new UsageError(`unknown --format '${format}'`, `use one of: ${DIAGNOSTIC_FORMATS.join(', ')}`);
+    const version = values['adapter-version'];
+    if (version !== undefined && !/^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?(\.dev\d+)?$/.test(version)) throw new UsageError(`--adapter-version '${version}' is not a PEP 440 version`, 'e.g. --adapter-version 0.2.0');
+    const { loadRegistry, resolveRegistryDir } = await import('../../registry/index.js');
+    const { generateAdapters, DEFAULT_OUT_DIR } = await import('../../../generators/index.js');
+    const { registry, diagnostics: loaded } = loadRegistry(resolveRegistryDir(io.cwd, values.registry));
+    const show = (diagnostics: Parameters<typeof formatDiagnostics>[0], stream: 'out' | 'err') => {
+      if (diagnostics.length === 0) return;
+      io[stream](formatDiagnostics(diagnostics, { format: format as (typeof DIAGNOSTIC_FORMATS)[number], root: registry.root, cwd: io.cwd, color: io.isTty }));
+    };
+    if (errorCount(loaded) > 0) {
+      show(loaded, 'err');
+      return EXIT.failed;
+    }
+    const outDir = resolve(io.cwd, values.out ?? DEFAULT_OUT_DIR);
+    const result = generateAdapters(registry, {
+      outDir,
+      check: values.check ?? false,
+      dryRun: values['dry-run'] ?? false,
+      wheel: values.wheel ?? false,
+      ...(version !== undefined ? { version } : {}),
+    });
+    const findings = [...loaded, ...result.diagnostics, ...result.drift];
+    show(findings, 'err');
+    if (errorCount(result.diagnostics) > 0) return EXIT.failed;
+    if (values.check) {
+      if (result.drift.length > 0) return EXIT.failed;
+      io.out(`generate: ${result.files.length} files up to date in ${outDir}\n`);
+      return EXIT.ok;
+    }
+    const verb = values['dry-run'] ? 'would write' : 'wrote';
+    for (const f of result.written) io.out(`${verb} ${f}\n`);
+    for (const f of result.removed) io.out(`${values['dry-run'] ? 'would remove' : 'removed'} ${f} (stale)\n`);
+    io.out(`generate: ${result.files.length} files in ${outDir} (${result.written.length} ${verb}, ${result.removed.length} removed)\n`);
+    return EXIT.ok;
+  },
+};
+
+async function loadDiagnostics() {
+  const format = await import('../../diagnostics/format.js');
+  const index = await import('../../diagnostics/index.js');
+  return { DIAGNOSTIC_FORMATS: format.DIAGNOSTIC_FORMATS, formatDiagnostics: format.formatDiagnostics, errorCount: index.errorCount };
+}

@@ -1,0 +1,61 @@
+import type { Diagnostic } from '../../engine/diagnostics/index.js';
+import type { EngineContract, HookContract, InterfaceContract } from '../../engine/model/index.js';
+import type { Registry } from '../../engine/registry/index.js';
+
+/** Hook types applied through an engine's hook registry on a dotted target; other types attach through template classes. */
+export const REGISTRY_HOOK_TYPES: readonly string[] = ['BEFORE', 'AFTER', 'AROUND', 'REPLACE'];
+
+/** What an engine's adapter template sees: the contracts of that engine, already selected. */
+export interface TemplateContext {
+  registry: Registry;
+  engine: EngineContract;
+  /** Interface contracts of the engine (consumed symbols, adapter classes). */
+  interfaces: InterfaceContract[];
+  /** Kept hook contracts of the engine, sorted by id. */
+  hooks: HookContract[];
+  /** The adapter's top-level import name (`orbitkv_vllm`). */
+  importName: string;
+  /** The product name: the import name's first `_` word (`orbitkv`), used for entry-point and backend names. */
+  product: string;
+}
+
+/** One template's contribution: data for `_data.py` and findings. */
+export interface TemplateData {
+  data: Record<string, unknown>;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * An engine's adapter template: the only place engine-specific Python lives. Its modules are
+ * fixed text that reads every contract-derived value from the package's `_data` module.
+ */
+export interface AdapterTemplate {
+  /** The module that builds each interface's `adapterClass` from data (`connector`). */
+  adapterModule: string;
+  /** Further module-level names the template defines (`linker.RecoveryLinkerWrapper`), for non-registry hooks. */
+  provides: readonly string[];
+  /** The module holding registry-installed hook bodies, if the engine installs hooks (`hooks`). */
+  hookModule?: string;
+  /** The entry point object (`plugin:register`). */
+  entryPoint: string;
+  /** Template-specific data from the contracts. */
+  data(context: TemplateContext): TemplateData;
+  /** Python modules, by file name, beyond the common ones. */
+  modules: Readonly<Record<string, string>>;
+}
+
+/** Splits `a.b.c.Name` into module `a.b.c` and name `Name`. */
+export function splitDotted(path: string): { module: string; name: string } {
+  const at = path.lastIndexOf('.');
+  return { module: path.slice(0, at), name: path.slice(at + 1) };
+}
+
+/** The consumed symbol of the engine's interfaces whose dotted target ends with `suffix`, with its contract. */
+export function consumedSymbol(context: TemplateContext, suffix: string): { target: string; contract: string; index: number } | undefined {
+  for (const iface of context.interfaces) {
+    const index = iface.symbols.findIndex((s) => s.target === suffix || s.target.endsWith(`.${suffix}`));
+    const symbol = iface.symbols[index];
+    if (symbol) return { target: symbol.target, contract: iface.id, index };
+  }
+  return undefined;
+}

@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import { packageModules, summary } from '../adapters/emit.js';
+import type { AdapterPackage } from '../adapters/plan.js';
+import { type ZipMember, writeZip } from './zip.js';
+
+/** `sha256=<urlsafe base64, unpadded>` as RECORD writes it. */
+export function recordHash(bytes: Buffer): string {
+  return `sha256=${createHash('sha256').update(bytes).digest('base64url')}`;
+}
+
+/** The wheel's file name (PEP 427): `orbitkv_vllm-0.1.0-py3-none-any.whl`. */
+export function wheelName(pkg: AdapterPackage): string {
+  return `${pkg.distribution.replace(/[-.]+/g, '_')}-${pkg.version}-py3-none-any.whl`;
+}
+
+/** The `.dist-info` folder name. */
+export function distInfo(pkg: AdapterPackage): string {
+  return `${pkg.distribution.replace(/[-.]+/g, '_')}-${pkg.version}.dist-info`;
+}
+
+/** Core metadata 2.1: the engine extra pins the engine exactly. */
+export function metadata(pkg: AdapterPackage): string {
+  const extra = pkg.engine.name;
+  return [
+    'Metadata-Version: 2.1',
+    `Name: ${pkg.distribution}`,
+    `Version: ${pkg.version}`,
+    `Summary: ${summary(pkg)}`,
+    'Requires-Python: >=3.10',
+    `Provides-Extra: ${extra}`,
+    `Requires-Dist: ${pkg.engine.distribution}==${pkg.engine.version}; extra == "${extra}"`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * An installable PEP 427 wheel, byte-for-byte deterministic: sorted package files, then
+ * METADATA, WHEEL, entry_points.txt and RECORD (with sha256 hashes) last; fixed timestamps.
+ * No build backend and no network.
+ */
+export function buildWheel(pkg: AdapterPackage): Buffer {
+  const info = distInfo(pkg);
+  const members: ZipMember[] = packageModules(pkg).map((m) => ({ name: `${pkg.importName}/${m.name}`, bytes: Buffer.from(m.text, 'utf8') }));
+  members.push({ name: `${info}/METADATA`, bytes: Buffer.from(metadata(pkg), 'utf8') });
+  members.push({ name: `${info}/WHEEL`, bytes: Buffer.from('Wheel-Version: 1.0\nGenerator: orbitkv generate\nRoot-Is-Purelib: true\nTag: py3-none-any\n', 'utf8') });
+  members.push({ name: `${info}/entry_points.txt`, bytes: Buffer.from(`[${pkg.entryPointGroup}]\n${pkg.product} = ${pkg.entryPoint}\n`, 'utf8') });
+  const record = members.map((m) => `${m.name},${recordHash(m.bytes)},${m.bytes.length}`).concat(`${info}/RECORD,,`, '').join('\n');
+  members.push({ name: `${info}/RECORD`, bytes: Buffer.from(record, 'utf8') });
+  return writeZip(members);
+}

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Registry } from '../../engine/registry/index.js';
+import { emitTypescriptRejections, rejectionTable } from '../../generators/index.js';
+import { REPO, checksPackage, embeddedRegistry, generatedOnce, packageRoots, registryAt, tempDir, unittest } from './support.js';
+
+interface VectorCase {
+  name: string;
+  profile: { engine: string; version: string; env: Record<string, string>; config: Record<string, unknown> };
+  expected: { accepted: boolean; rejections: string[] };
+}
+interface VectorSet {
+  title: string;
+  registry: () => Registry;
+  files: string[];
+  roots: () => string[];
+  typescript: () => string;
+}
+
+const VECTORS = join(REPO, 'spec', 'vectors');
+const readCases = (file: string): VectorCase[] => (JSON.parse(readFileSync(file, 'utf8')) as { cases: VectorCase[] }).cases;
+const key = (file: string, c: VectorCase) => `${file.split('/').pop()}#${c.name}`;
+
+const operatorRegistry = () => registryAt(join(VECTORS, 'operators', 'registry'));
+const sets: VectorSet[] = [
+  {
+    title: 'embedded registry (spec/vectors/rejections)',
+    registry: embeddedRegistry,
+    files: readdirSync(join(VECTORS, 'rejections')).filter((f) => f.endsWith('.json')).sort().map((f) => join(VECTORS, 'rejections', f)),
+    roots: () => packageRoots(generatedOnce()),
+    typescript: () => join(generatedOnce(), 'typescript', 'rejections.ts'),
+  },
+  {
+    title: 'operator registry (spec/vectors/operators)',
+    registry: operatorRegistry,
+    files: [join(VECTORS, 'operators', 'cases.json')],
+    roots: () => [checksPackage(rejectionTable(operatorRegistry()))],
+    typescript: () => {
+      const file = join(tempDir('ts-ops'), 'rejections.ts');
+      writeFileSync(file, emitTypescriptRejections(rejectionTable(operatorRegistry())));
+      return file;
+    },
+  },
+];
+
+describe('generators/rejections: shared vectors, Python and TypeScript', function () {
+  this.timeout(120_000);
+
+  for (const set of sets) {
+    describe(set.title, () => {
+      const cases = set.files.flatMap((file) => readCases(file).map((c) => ({ file, c })));
+      const tsVerdicts = new Map<string, unknown>();
+
+      it('covers every rejection contract: some vector rejects it, some vector of its engine does not', () => {
+        for (const r of set.registry().ofKind('rejection')) {
+          // A constant predicate (`all: []` always holds, `any: []` never does) has only one side.
+          const always = 'all' in r.when && r.when.all.length === 0;
+          const never = 'any' in r.when && r.when.any.length === 0;
+          if (!never) assert.ok(cases.some(({ c }) => c.expected.rejections.includes(r.id)), `${r.id} has a rejecting vector`);
+          if (!always) assert.ok(cases.some(({ c }) => c.profile.engine === r.engine && !c.expected.rejections.includes(r.id)), `${r.id} has a passing vector`);
+        }
+      });
+
+      it('the TypeScript module gives the expected verdicts', async () => {
+        const mod = (await import(pathToFileURL(set.typescript()).href)) as { evaluate(p: unknown): { accepted: boolean; rejections: { id: string }[] } };
+        for (const { file, c } of cases) {
+          const verdict = mod.evaluate(c.profile);
+          assert.equal(verdict.accepted, c.expected.accepted, key(file, c));
+          assert.deepEqual(verdict.rejections.map((r) => r.id), c.expected.rejections, key(file, c));
+          tsVerdicts.set(key(file, c), JSON.parse(JSON.stringify(verdict)));
+        }
+      });
+
+      it('the Python checks (unittest) give identical verdicts on every vector', () => {
+        const out = join(tempDir('verdicts'), 'verdicts.json');
+        unittest('test_vectors.py', { ORBITKV_PACKAGE_ROOTS: set.roots().join(':'), ORBITKV_VECTOR_FILES: set.files.join(':'), ORBITKV_VERDICTS_OUT: out });
+        const python = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
+        assert.equal(Object.keys(python).length, cases.length);
+        assert.equal(tsVerdicts.size, cases.length, 'TypeScript verdicts computed first');
+        for (const [k, verdict] of tsVerdicts) assert.deepEqual(python[k], verdict, k);
+      });
+    });
+  }
+
+  it('the V2 runner switch is covered in all its states: unset, 0, 1 and the config flag', () => {
+    const v2 = readCases(join(VECTORS, 'rejections', 'vllm.v2-model-runner.json'));
+    const env = (c: VectorCase) => c.profile.env.VLLM_USE_V2_MODEL_RUNNER;
+    const flag = (c: VectorCase) => (c.profile.config.vllm_config as Record<string, unknown> | undefined)?.use_v2_model_runner;
+    const rejected = (c: VectorCase) => c.expected.rejections.includes('rejection.vllm.v2-model-runner');
+    assert.ok(v2.some((c) => env(c) === undefined && rejected(c)), 'unset rejects');
+    assert.ok(v2.some((c) => env(c) === '1' && rejected(c)), '1 rejects');
+    assert.ok(v2.some((c) => env(c) === '0' && flag(c) === false && !rejected(c)), '0 with the flag false passes');
+    assert.ok(v2.some((c) => env(c) === '0' && flag(c) === true && rejected(c)), '0 with the flag true rejects');
+  });
+});
