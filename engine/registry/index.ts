@@ -1,7 +1,8 @@
 export { loadRegistry, resolveRegistryDir, embeddedRegistryDir, type LoadResult } from './load.js';
 export { Registry, type ContractEntry } from './registry.js';
 export { type SourceFile, rangeAtPath, rangeOf } from './source.js';
-export { parseContractText, MAX_CONTRACT_BYTES } from './read.js';
+export { parseContractText, readContractFile, listContractFiles, MAX_CONTRACT_BYTES } from './read.js';
+export { canonicalContractText } from './canonical.js';
 export { checkSchema, nearest } from './schema.js';
 export { validateRegistry, type ValidateOptions } from './validate.js';
 export { RULES, type RegistryRule, type RuleContext, type RuleSite } from './rules/index.js';

@@ -21,12 +21,14 @@ interface KindSchemas {
   roots: Map<ContractKind, { id: string; schema: SchemaNode }>;
 }
 
-interface SchemaNode {
+/** The parts of a generated JSON Schema node the loader and `fmt` read. */
+export interface SchemaNode {
   $ref?: string;
   anyOf?: SchemaNode[];
   oneOf?: SchemaNode[];
   properties?: Record<string, SchemaNode & { const?: unknown }>;
   required?: string[];
+  items?: SchemaNode;
   definitions?: Record<string, SchemaNode>;
 }
 
@@ -46,6 +48,11 @@ function kindSchemas(): KindSchemas {
   }
   compiled = { ajv, roots };
   return compiled;
+}
+
+/** The generated schema of one kind (root object with its `definitions`). */
+export function kindSchema(kind: ContractKind): SchemaNode {
+  return kindSchemas().roots.get(kind)!.schema;
 }
 
 function validatorFor(rootId: string, pointer: string): ValidateFunction {
