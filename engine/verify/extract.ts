@@ -113,7 +113,10 @@ class DefinitionWalker {
 
   private statement(node: Node, prefix: string, conditional: boolean, moduleLevel: boolean): void {
     const type = node.type;
-    if (type === 'decorated_definition') {
+    if (type === 'ERROR') {
+      // error recovery wraps the statements around a mistake: the intact ones still count
+      this.block(node.namedChildren, prefix, conditional, moduleLevel);
+    } else if (type === 'decorated_definition') {
       const definition = node.childForFieldName('definition');
       if (definition) this.definition(definition, node, prefix, conditional);
     } else if (type === 'class_definition' || type === 'function_definition') {
@@ -289,7 +292,9 @@ function syntaxErrors(root: Node): { points: SourcePoint[]; offsets: number[] } 
   // descend only into subtrees that contain an error
   for (;;) {
     const node = cursor.currentNode;
-    if (node.isError || node.isMissing) {
+    // an ERROR that wraps intact statements is reported where its inner mistake is
+    const wraps = node.isError && node.children.some((c) => c.hasError);
+    if ((node.isError && !wraps) || node.isMissing) {
       points.push(point(node));
       offsets.push(node.startIndex);
       if (points.length >= MAX_SYNTAX_ERRORS) break;

@@ -1,5 +1,8 @@
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { GrammarMismatchError, loadPythonParser, pythonWasmPath } from './grammar.js';
@@ -30,14 +33,21 @@ export function workerCount(count: number, threads?: number): number {
   return Math.max(1, Math.min(availableParallelism(), Math.ceil(count / FILES_PER_WORKER)));
 }
 
+/** tsx's ESM register API (its `import` export: the CommonJS one misresolves when imported). */
+function tsxEsmApi(): string {
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve('tsx/package.json');
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
+  return pathToFileURL(join(dirname(manifest), pkg.exports['./esm/api']!.import.default)).href;
+}
+
 function startWorker(options: ScanOptions): Worker {
   const self = new URL(import.meta.url);
   const entry = new URL(`./worker${extname(self.pathname)}`, self);
   const workerData = { wasmPath: pythonWasmPath(), options };
   if (extname(self.pathname) !== '.ts') return new Worker(entry, { workerData });
   // Running from TypeScript sources (specs, `tsx`): worker threads do not inherit tsx's loader.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
+  const code = `import(${JSON.stringify(tsxEsmApi())}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
   return new Worker(code, { eval: true, workerData });
 }
 
