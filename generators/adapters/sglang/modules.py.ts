@@ -43,7 +43,7 @@ def register(argv=None, environ=None):
         from . import backend, hooks
 
         rejections.check_pin()
-        rejections.check(backend.live_profile(None, environ))
+        rejections.check(backend.live_profile(None, environ, argv))
         backend.register_backend()
         return hooks.install(environ)
     except rejections.AdapterRejection as error:
@@ -68,25 +68,26 @@ import sys
 
 from . import _data, manager, rejections
 
-_SERVER_ARGS = []
+_SERVER_ARGS = {}
 
 
 def server_args(argv=None):
-    """The engine's parsed server arguments (parsed once per process with SGLang's own parser)."""
-    if not _SERVER_ARGS:
+    """The engine's parsed server arguments (SGLang's own parser, once per command line)."""
+    argv = tuple((sys.argv if argv is None else argv)[1:])
+    if argv not in _SERVER_ARGS:
         spec = _data.DATA["template"]["serverArgs"]
         parse = getattr(importlib.import_module(spec["module"]), spec["name"])
-        _SERVER_ARGS.append(parse(list(sys.argv[1:] if argv is None else argv)))
-    return _SERVER_ARGS[0]
+        _SERVER_ARGS[argv] = parse(list(argv))
+    return _SERVER_ARGS[argv]
 
 
-def live_profile(context, environ=None):
+def live_profile(context, environ=None, argv=None):
     """The rejection checks' profile: the build context (when there is one) and the server arguments."""
     return {
         "engine": _data.DATA["engine"]["name"],
         "version": rejections.engine_version(),
         "env": dict(os.environ if environ is None else environ),
-        "config": {"tree_cache_build_context": context, "server_args": server_args()},
+        "config": {"tree_cache_build_context": context, "server_args": server_args(argv)},
     }
 
 
