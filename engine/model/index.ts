@@ -9,5 +9,6 @@ export type * from './gap.js';
 export type * from './rejection.js';
 export type * from './gate.js';
 export type * from './policy.js';
+export type * from './evidence.js';
 export type { Contract, ContractKind, ContractOf } from './contract.js';
 export { CONTRACT_KINDS, KIND_TYPE_NAMES } from './contract.js';

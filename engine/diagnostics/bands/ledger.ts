@@ -1,8 +1,35 @@
 import { def } from '../definition.js';
 
-/** 4xxx evidence ledger and lifecycles. */
+/** 4xxx evidence ledger and lifecycles. `file` is the ledger, `range.line` its line. */
 export const LEDGER_DIAGNOSTICS = {
-  // e.g. example: def({ code: 'OKV4001', severity: 'error', rule: 'rule-name', message: (x: string) => `...${x}`, hint: () => '...' }),
+  // 40xx: a draft record refused before it is appended
+  evidenceUnknownType: def({ code: 'OKV4001', severity: 'error', rule: 'evidence-unknown-type', message: (type: string, _types: string) => `unknown evidence type '${type}'`, hint: (_type: string, types: string) => `use one of: ${types}` }),
+  evidenceUnknownSubject: def({ code: 'OKV4002', severity: 'error', rule: 'evidence-unknown-subject', message: (id: string) => `no contract '${id}' in the registry`, hint: () => 'pass --subject with the id of a contract in the registry (orbitkv status lists them)' }),
+  evidenceWrongSubjectKind: def({ code: 'OKV4003', severity: 'error', rule: 'evidence-subject-kind', message: (type: string, kind: string, allowed: string) => `evidence '${type}' cannot be about a ${kind} contract`, hint: (_t: string, _k: string, allowed: string) => `its subject must be a ${allowed} contract` }),
+  evidenceMissingField: def({ code: 'OKV4004', severity: 'error', rule: 'evidence-missing-field', message: (field: string, type: string) => `evidence '${type}' needs '${field}'`, hint: (field: string) => `add '${field}' (pass --data JSON for data fields, --profile for the profile)` }),
+  evidenceBadField: def({ code: 'OKV4005', severity: 'error', rule: 'evidence-bad-field', message: (field: string, expected: string) => `'${field}' must be ${expected}` }),
+  evidenceUnknownField: def({ code: 'OKV4006', severity: 'error', rule: 'evidence-unknown-field', message: (field: string) => `unknown field '${field}'`, hint: () => 'remove it; each evidence type accepts a fixed set of data fields' }),
+  evidenceTimeBackwards: def({ code: 'OKV4007', severity: 'error', rule: 'evidence-time-order', message: (at: string, previous: string) => `timestamp ${at} is earlier than the previous record's ${previous}`, hint: () => 'evidence is appended in time order; record it with the current time' }),
+  evidenceProfileMismatch: def({ code: 'OKV4008', severity: 'error', rule: 'evidence-profile-pins', message: (engine: string, found: string, pinned: string) => `profile names ${engine} ${found} but the current pin is ${pinned}`, hint: () => 'evidence is bound to the current pins; record `pin.changed` first if the pin moved' }),
+  evidenceRefused: def({ code: 'OKV4009', severity: 'error', rule: 'evidence-refused', message: (type: string, state: string, reason: string) => `the lifecycle refuses '${type}' in state '${state}': ${reason}`, hint: () => 'run `orbitkv explain ID` for the cells that still block it' }),
+  evidenceBadCell: def({ code: 'OKV4010', severity: 'error', rule: 'evidence-gate-cell', message: (cell: string, gate: string, expected: string) => `cell ${cell} is not a cell of ${gate} (axes: ${expected})` }),
+  evidenceBadCondition: def({ code: 'OKV4011', severity: 'error', rule: 'evidence-condition', message: (index: number, subject: string, count: number) => `condition ${index} does not exist on ${subject} (it has ${count} upstream condition(s))`, hint: () => 'conditions are numbered from 0 in the order of removalGate.upstream / reopening.upstream' }),
+  // 41xx: the ledger file
+  ledgerUnparsable: def({ code: 'OKV4101', severity: 'error', rule: 'ledger-unparsable', message: (line: number) => `line ${line} is not a ledger record`, hint: () => 'the ledger was edited by hand; restore it from version control' }),
+  ledgerHashMismatch: def({ code: 'OKV4102', severity: 'error', rule: 'ledger-edited', message: (line: number) => `line ${line} was edited: its content does not match its hash`, hint: () => 'restore the line from version control; evidence is corrected by appending, never by editing' }),
+  ledgerChainBroken: def({ code: 'OKV4103', severity: 'error', rule: 'ledger-chain', message: (line: number) => `line ${line} does not follow the previous record (records reordered, removed or inserted)`, hint: () => 'restore the ledger from version control' }),
+  ledgerSequence: def({ code: 'OKV4104', severity: 'error', rule: 'ledger-sequence', message: (line: number, expected: number, found: number) => `line ${line} has seq ${found}; expected ${expected}` }),
+  ledgerDuplicate: def({ code: 'OKV4105', severity: 'error', rule: 'ledger-duplicate', message: (line: number, first: number) => `line ${line} duplicates line ${first}`, hint: () => 'remove the copy' }),
+  ledgerTornLine: def({ code: 'OKV4106', severity: 'error', rule: 'ledger-torn-line', message: (line: number) => `line ${line} is incomplete (an append was interrupted)`, hint: () => 'run `orbitkv evidence verify --repair` to drop that line only' }),
+  ledgerTruncated: def({ code: 'OKV4107', severity: 'error', rule: 'ledger-truncated', message: (found: number, head: number) => `ledger ends at seq ${found} but its head records seq ${head}: records were removed from the end`, hint: () => 'restore the ledger from version control' }),
+  ledgerLocked: def({ code: 'OKV4108', severity: 'error', rule: 'ledger-locked', message: (pid: string) => `the ledger is locked by process ${pid}`, hint: () => 'wait for that append to finish; a lock of a dead process is removed automatically' }),
+  ledgerTimeOrder: def({ code: 'OKV4109', severity: 'error', rule: 'ledger-time-order', message: (line: number) => `line ${line} is earlier than the record before it` }),
+  ledgerNotCanonical: def({ code: 'OKV4110', severity: 'error', rule: 'ledger-canonical', message: (line: number) => `line ${line} is not in canonical form (sorted keys, no spaces, hash last)`, hint: () => 'records are written by `orbitkv evidence add`; restore the line from version control' }),
+  ledgerInvalidRecord: def({ code: 'OKV4111', severity: 'error', rule: 'ledger-invalid-record', message: (line: number, detail: string) => `line ${line}: ${detail}` }),
+  // 42xx: the fold
+  foldRefused: def({ code: 'OKV4201', severity: 'warning', rule: 'lifecycle-refused', message: (seq: number, type: string, state: string) => `record ${seq} ('${type}') was refused in state '${state}'; it changed nothing` }),
+  pinDrift: def({ code: 'OKV4202', severity: 'warning', rule: 'pin-drift', message: (engine: string, ledger: string, contract: string) => `the ledger pins ${engine} ${ledger} but its engine contract says ${contract}`, hint: () => 'update the engine contract to the pin recorded by the last `pin.changed`' }),
+  recheckStale: def({ code: 'OKV4203', severity: 'warning', rule: 'recheck-stale', message: (last: string, days: number, max: number) => `last recheck ${last} is ${days} days old (policy: ${max})`, hint: () => 'recheck upstream states and releases and record them with `orbitkv evidence add recheck`' }),
+  dispositionDrift: def({ code: 'OKV4204', severity: 'warning', rule: 'disposition-drift', message: (declared: string, folded: string) => `the contract declares '${declared}' but its evidence folds to '${folded}'`, hint: () => 'update the contract to what the evidence shows' }),
+  reportDrift: def({ code: 'OKV4205', severity: 'error', rule: 'report-drift', message: (file: string) => `${file} differs from a fresh report`, hint: () => 'run `orbitkv report` and commit the result' }),
 } as const;
-
-void def;

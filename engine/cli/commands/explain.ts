@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
+
+const USAGE = `usage: orbitkv explain ID [--format text|json] [--at DATE] [--registry DIR]
+
+Why a contract is in its state: the evidence records that moved it (state changes first), the
+records its lifecycle refused, its upstream conditions (released on the pinned line? consumed
+by the adapter?) and the matrix of gate × cell × profile × result behind it, each blocking cell
+with its reason.
+Exit status: 0 explained, 1 the ledger is damaged, 2 usage.
+`;
+
+export const command: CommandModule = {
+  name: 'explain',
+  summary: 'the evidence that moved a contract and the gate × cell × profile matrix still missing',
+  async run(argv: string[], io: CliIo): Promise<number> {
+    let parsed;
+    try {
+      parsed = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { format: { type: 'string' }, at: { type: 'string' }, registry: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    } catch (error) {
+      throw new UsageError((error as Error).message, 'orbitkv explain --help');
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      io.out(USAGE);
+      return EXIT.ok;
+    }
+    if (positionals.length !== 1) throw new UsageError('expected one contract ID', 'orbitkv explain hook.sglang.init-cuda-graphs');
+    const format = values.format ?? 'text';
+    if (format !== 'text' && format !== 'json') throw new UsageError(`unknown format '${format}'`, 'use --format text|json');
+    const id = positionals[0]!;
+    const lifecycle = await import('../../lifecycle/index.js');
+    const at = values.at !== undefined ? lifecycle.parseAt(values.at) : undefined;
+    if (values.at !== undefined && at === undefined) throw new UsageError(`--at '${values.at}' is not a date`, 'use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ');
+    const session = lifecycle.openSession(io.cwd, values.registry);
+    const contract = session.registry.get(id);
+    if (!contract) throw new UsageError(`no contract '${id}' in the registry`, 'orbitkv status lists them');
+    const read = lifecycle.readLedgerFile(session.files);
+    const fold = lifecycle.foldLedger(session.registry, read.records, at !== undefined ? { until: at } : {});
+    const board = lifecycle.boardFromFold(session.registry, fold, at ?? new Date().toISOString());
+    const row = board.rows.find((r) => r.id === id)!;
+    const folded = fold.contracts[id];
+    const matrix = lifecycle.contractMatrix(session.registry, fold, id);
+    const bySeq = (seq: number) => read.records[seq - 1];
+    const moved = (folded?.evidence ?? []).map((seq) => bySeq(seq)).filter((r) => r !== undefined);
+    const refused = fold.refusals.filter((r) => r.subject === id);
+    if (format === 'json') {
+      io.out(`${JSON.stringify({ row, history: folded?.history ?? [], evidence: moved, refused, matrix: matrix ?? null }, null, 2)}\n`);
+    } else {
+      let out = `${id} (${contract.kind}): ${row.state}${row.since ? ` since ${row.since}` : ' since the start'}${row.stale ? ' — stale' : ''}\n  ${contract.title}\n`;
+      if (row.reason) out += `  reason: ${row.reason}\n`;
+      out += `\nstate changes:\n`;
+      if (!folded?.history.length) out += '  none\n';
+      for (const h of folded?.history ?? []) {
+        const r = bySeq(h.seq);
+        out += `  seq ${h.seq} ${h.at}  ${h.from} → ${h.to}  (${r?.type ?? '?'} by ${r?.actor ?? '?'}${r && r.subject !== id ? ` on ${r.subject}` : ''})\n`;
+      }
+      out += `\nevidence that moved it (${moved.length}):\n`;
+      if (!moved.length) out += '  none\n';
+      for (const r of moved) out += `  seq ${r.seq} ${r.at}  ${r.type} ${r.subject} by ${r.actor}${summary(r.data)}\n`;
+      if (refused.length) {
+        out += `\nrefused (changed nothing):\n`;
+        for (const r of refused) out += `  seq ${r.seq} ${r.type} in state ${r.state}\n`;
+      }
+      if (matrix && matrix.conditions.length) {
+        out += `\nupstream conditions (released on the pinned line, then consumed by the adapter):\n`;
+        for (const c of matrix.conditions) out += `  #${c.index} ${c.upstream ?? '(untracked)'}: ${c.blocker ?? `met (consumed at seq ${c.consumed?.seq})`}\n    requires: ${c.requires}\n    release: ${c.release}\n`;
+      }
+      if (matrix && matrix.cells.length) {
+        out += `\nmatrix (gate × cell × profile × result)${matrix.adapter ? `, consuming adapter ${matrix.adapter.slice(0, 12)}` : ''}:\n`;
+        const rows = matrix.cells.map((c) => [c.path, c.gate, c.cell, c.profile, c.result, c.actor ?? '-', c.seq !== undefined ? String(c.seq) : '-', c.blocker ? `blocks: ${c.blocker}` : 'ok']);
+        const header = ['path', 'gate', 'cell', 'profile', 'result', 'actor', 'seq', 'status'];
+        const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+        const line = (cells: string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`;
+        out += line(header) + rows.map(line).join('');
+      }
+      if (row.blockers.length) out += `\nblocked by:\n${row.blockers.map((b) => `  ${b}\n`).join('')}`;
+      out += `\nnext: ${row.next}\n`;
+      io.out(out);
+    }
+    if (read.diagnostics.length) {
+      const { formatDiagnostics } = await import('../../diagnostics/index.js');
+      io.err(formatDiagnostics(read.diagnostics, { format: 'text', root: session.registry.root, cwd: io.cwd }));
+      return EXIT.failed;
+    }
+    return EXIT.ok;
+  },
+};
+
+function summary(data: object): string {
+  const d = data as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of ['result', 'state', 'verdict', 'version', 'line', 'condition']) if (d[key] !== undefined) parts.push(`${key}=${String(d[key])}`);
+  if (d['cell']) parts.push(`cell=${Object.entries(d['cell'] as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',')}`);
+  return parts.length ? ` (${parts.join(' ')})` : '';
+}

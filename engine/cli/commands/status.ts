@@ -1,0 +1,49 @@
+import { parseArgs } from 'node:util';
+import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
+
+const USAGE = `usage: orbitkv status [--format text|markdown|json] [--at DATE] [--registry DIR] [--no-cache]
+
+A board of every contract: its state (the fold of the evidence ledger through its lifecycle),
+since when, what blocks it and the next action; contracts whose last recheck is older than the
+recheck policy are marked stale.
+  --at DATE     show the board as it was: evidence after DATE (YYYY-MM-DD = end of that day,
+                or a UTC timestamp) is left out and staleness is measured at DATE
+  --format F    text (default), markdown, json
+  --no-cache    fold the whole ledger (default: snapshot cache in $ORBITKV_CACHE_DIR or .orbitkv-cache/)
+Exit status: 0 shown, 1 the ledger is damaged (the board covers the records before the first bad line), 2 usage.
+`;
+
+const FORMATS = ['text', 'markdown', 'json'] as const;
+
+export const command: CommandModule = {
+  name: 'status',
+  summary: 'board of every contract: state, since when, what blocks it, next action (--at for the past)',
+  async run(argv: string[], io: CliIo): Promise<number> {
+    let values;
+    try {
+      ({ values } = parseArgs({ args: argv, strict: true, options: { format: { type: 'string' }, at: { type: 'string' }, registry: { type: 'string' }, 'no-cache': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+    } catch (error) {
+      throw new UsageError((error as Error).message, 'orbitkv status --help');
+    }
+    if (values.help) {
+      io.out(USAGE);
+      return EXIT.ok;
+    }
+    const format = (values.format ?? 'text') as (typeof FORMATS)[number];
+    if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${values.format}'`, `use --format ${FORMATS.join('|')}`);
+    const lifecycle = await import('../../lifecycle/index.js');
+    const at = values.at !== undefined ? lifecycle.parseAt(values.at) : undefined;
+    if (values.at !== undefined && at === undefined) throw new UsageError(`--at '${values.at}' is not a date`, 'use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ');
+    const { formatDiagnostics } = await import('../../diagnostics/index.js');
+    const session = lifecycle.openSession(io.cwd, values.registry);
+    const loaded = lifecycle.loadFold(session.registry, session.files, {
+      ...(at !== undefined ? { until: at } : {}),
+      ...(values['no-cache'] ? {} : { cacheDir: lifecycle.cacheDirFor(io.cwd, io.env) }),
+    });
+    const board = lifecycle.boardFromFold(session.registry, loaded.state, at ?? new Date().toISOString());
+    io.out(lifecycle.renderBoard(board, format));
+    const problems = [...session.diagnostics.filter((d) => d.severity === 'error'), ...loaded.diagnostics, ...board.diagnostics];
+    if (problems.length && format !== 'json') io.err(formatDiagnostics(problems, { format: 'text', root: session.registry.root, cwd: io.cwd }));
+    return loaded.diagnostics.length ? EXIT.failed : EXIT.ok;
+  },
+};

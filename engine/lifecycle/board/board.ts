@@ -1,0 +1,190 @@
+import type { ContractKind, EvidenceRecord } from '../../model/index.js';
+import { CONTRACT_KINDS } from '../../model/index.js';
+import type { Registry } from '../../registry/index.js';
+import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
+import { type FoldState, foldLedger } from '../fold/index.js';
+import { blockerLines, contractMatrix } from '../matrix/index.js';
+import { type GateContext, type RequirementContext, compareVersions, gateStanding } from '../machines/index.js';
+
+export interface Staleness {
+  /** The last recheck that covers the contract; undefined: never rechecked. */
+  last?: string;
+  days?: number;
+  maxAgeDays: number;
+}
+
+/** One contract on the board. */
+export interface BoardRow {
+  id: string;
+  kind: ContractKind;
+  title: string;
+  state: string;
+  /** When it entered that state (undefined: since the ledger's start). */
+  since?: string;
+  /** What keeps it where it is. */
+  blockers: string[];
+  next: string;
+  /** The contract's own reason, where it states one (a kept hook's). */
+  reason?: string;
+  /** Set when the last recheck covering it is older than the recheck policy allows. */
+  stale?: Staleness;
+}
+
+export interface Board {
+  /** The instant the board is evaluated at (ISO). */
+  at: string;
+  ledger: { seq: number; hash: string };
+  pins: Record<string, { version: string; commit?: string; line: string; newestSeen?: string }>;
+  rows: BoardRow[];
+  /** Warnings about the fold: refused records, pins or dispositions that differ from the contracts. */
+  diagnostics: Diagnostic[];
+}
+
+export interface BoardOptions {
+  /** Evaluate at this instant (ISO); evidence after it is left out. Default: now. */
+  at?: string;
+  /** Staleness needs a clock; the committed report leaves it out to stay deterministic. */
+  staleness?: boolean;
+}
+
+/**
+ * The board: every contract with its state, since when, what blocks it and the next action.
+ * Pure: the registry and the ledger in, data out (`orbitkv check` and `status` render it).
+ *
+ * @example buildBoard(registry, records, { at: '2026-11-29T00:00:00Z' }).rows.filter((r) => r.kind === 'hook')
+ */
+export function buildBoard(registry: Registry, ledger: readonly EvidenceRecord[] | FoldState, options: BoardOptions = {}): Board {
+  const at = options.at ?? new Date().toISOString();
+  const fold = Array.isArray(ledger) ? foldLedger(registry, ledger, { until: at }) : (ledger as FoldState);
+  return boardFromFold(registry, fold, at, options.staleness ?? true);
+}
+
+export function boardFromFold(registry: Registry, fold: FoldState, at: string, staleness = true): Board {
+  const policy = registry.ofKind('policy').find((p) => p.policy.rule === 'recheck');
+  const maxAgeDays = policy && policy.policy.rule === 'recheck' ? policy.policy.maxAgeDays : undefined;
+  const atMs = Date.parse(at);
+  const rows: BoardRow[] = [];
+  const staleOf = (last: string | undefined): Staleness | undefined => {
+    if (!staleness || maxAgeDays === undefined) return undefined;
+    if (last === undefined) return { maxAgeDays };
+    const days = Math.floor((atMs - Date.parse(last)) / 86_400_000);
+    return days > maxAgeDays ? { last, days, maxAgeDays } : undefined;
+  };
+  const order = new Map(CONTRACT_KINDS.map((k, i) => [k, i]));
+  const contracts = [...registry.contracts].sort((a, b) => order.get(a.kind)! - order.get(b.kind)! || a.id.localeCompare(b.id));
+  for (const contract of contracts) {
+    const folded = fold.contracts[contract.id];
+    const base = { id: contract.id, kind: contract.kind, title: contract.title };
+    switch (contract.kind) {
+      case 'engine': {
+        const pin = fold.pins[contract.name];
+        const version = pin?.version ?? contract.version;
+        const newest = contract.newestSeen?.version;
+        const behind = newest !== undefined && compareVersions(newest, version) > 0;
+        const stale = contract.role === 'runtime' || fold.engineRechecks[contract.name] ? staleOf(fold.engineRechecks[contract.name]) : undefined;
+        rows.push({ ...base, state: `pinned ${version}`, ...(pin?.at !== undefined ? { since: pin.at } : {}), blockers: behind ? [`newest seen ${newest} (${contract.newestSeen!.seenOn})`] : [], next: stale || behind ? 'recheck the newest releases against the pin' : 'none', ...(stale ? { stale } : {}) });
+        break;
+      }
+      case 'interface': {
+        const open = contract.qualifiedBy.filter((g) => {
+          const ctx = fold.contracts[g]?.context as GateContext | undefined;
+          return !ctx || gateStanding(ctx) !== 'passed';
+        });
+        const stale = staleOf(fold.engineRechecks[contract.engine]);
+        rows.push({ ...base, state: contract.status, blockers: open.map((g) => `${g}: ${fold.contracts[g]?.value ?? 'not in the registry'}`), next: open.length ? `qualify: ${open[0]}${open.length > 1 ? ` (+${open.length - 1})` : ''}` : 'none', ...(stale ? { stale } : {}) });
+        break;
+      }
+      case 'policy':
+        rows.push({ ...base, state: 'in force', blockers: [], next: 'none' });
+        break;
+      default: {
+        if (!folded) break;
+        const matrix = contractMatrix(registry, fold, contract.id)!;
+        const blockers = blockerForState(registry, fold, contract.id, folded.value, blockerLines(matrix));
+        const ctx = folded.context as { lastRecheck?: string };
+        // Gates are qualified by runs, not rechecks; a contract that left (removed, released, closed) has nothing left to recheck.
+        const settled = ['removed', 'reopened', 'released', 'closed'].includes(folded.value);
+        const stale = contract.kind === 'gate' || settled ? undefined : staleOf(ctx.lastRecheck);
+        const reason = contract.kind === 'hook' && contract.disposition.state === 'kept' ? contract.disposition.reason : undefined;
+        let next = nextAction(contract.kind, folded.value, blockers);
+        if (stale) next = `recheck (${stale.last ? `last ${stale.last.slice(0, 10)}, ${stale.days} days` : 'never rechecked'}); then ${next}`;
+        const state = contract.kind === 'rejection' && folded.value === 'restricted' ? 'rejected' : folded.value;
+        rows.push({ ...base, state, ...(folded.since ? { since: folded.since } : {}), blockers, next, ...(reason ? { reason } : {}), ...(stale ? { stale } : {}) });
+      }
+    }
+  }
+  const pins: Board['pins'] = {};
+  for (const e of registry.ofKind('engine')) {
+    const pin = fold.pins[e.name];
+    pins[e.name] = { version: pin?.version ?? e.version, line: pin?.line ?? e.line, ...((pin?.commit ?? e.commit) ? { commit: pin?.commit ?? e.commit! } : {}), ...(e.newestSeen ? { newestSeen: e.newestSeen.version } : {}) };
+  }
+  return { at, ledger: { seq: fold.position.seq, hash: fold.position.hash }, pins, rows, diagnostics: foldDiagnostics(registry, fold) };
+}
+
+function blockerForState(registry: Registry, fold: FoldState, id: string, state: string, lines: string[]): string[] {
+  if (state === 'removed' || state === 'reopened' || state === 'passed' || state === 'released' || state === 'closed') return [];
+  if (state === 'awaiting-acceptance') return ['independent acceptance missing: only the author\'s evidence is recorded'];
+  const contract = registry.get(id);
+  if (contract?.kind === 'upstream') {
+    if (state === 'unverified') return ['no recorded state: the ledger has no recheck of it'];
+    if (state === 'open') return ['open and unmerged'];
+    if (state === 'merged') return ['merged, not released on any line'];
+    return [];
+  }
+  if (contract && (contract.kind === 'gap' || contract.kind === 'rejection' || contract.kind === 'hook')) {
+    const ctx = fold.contracts[id]?.context as RequirementContext | undefined;
+    if (ctx && ctx.spec.conditions.length + ctx.spec.cells.length === 0) return [contract.kind === 'rejection' ? 'no gap declares how this profile reopens' : 'no removal gate declared'];
+  }
+  return lines;
+}
+
+function nextAction(kind: ContractKind, state: string, blockers: string[]): string {
+  switch (state) {
+    case 'kept':
+    case 'restricted':
+      if (blockers.some((b) => b.includes('not released'))) return 'wait for the upstream replacement to be released on the pinned line; recheck';
+      if (blockers.some((b) => b.includes('not consumed'))) return 'consume the released replacement in the adapter; record adapter.consumed-replacement';
+      if (blockers.some((b) => b.startsWith('no '))) return `declare a ${kind === 'hook' ? 'removal' : 'reopening'} gate in the registry`;
+      return 'run the gates; record gate.result with hashes';
+    case 'replacement-consumed':
+      return `run the ${kind === 'hook' ? 'removal' : 'reopening'} gates on the consuming profile; record gate.result with hashes`;
+    case 'removable':
+      return 'remove the hook from the adapter; record hook.removed';
+    case 'reopenable':
+      return 'lift the restriction in the adapter; record support.expanded';
+    case 'regressed':
+      return kind === 'hook' ? 'fix the failing cells or reinstate the hook (hook.reinstated)' : 'fix the failing cells';
+    case 'pending':
+      return 'run the gate on the current pins; record gate.result';
+    case 'failed':
+      return 'fix and re-run the failing cells';
+    case 'awaiting-acceptance':
+      return 'an independent actor records gate.acceptance (or its own gate.result)';
+    case 'unverified':
+    case 'open':
+    case 'merged':
+      return 'recheck the upstream; record upstream.state / upstream.released';
+    default:
+      return 'none';
+  }
+}
+
+function foldDiagnostics(registry: Registry, fold: FoldState): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const site = (id: string) => {
+    const where = registry.locate(id);
+    return { contract: id, ...(where ? { file: where.file, range: where.range } : {}) };
+  };
+  for (const r of fold.refusals) out.push(diagnose('foldRefused', site(r.subject), r.seq, r.type, r.state));
+  for (const e of registry.ofKind('engine')) {
+    const pin = fold.pins[e.name];
+    if (pin?.seq !== undefined && (pin.version !== e.version || (pin.commit !== undefined && e.commit !== undefined && pin.commit !== e.commit))) out.push(diagnose('pinDrift', site(e.id), e.name, pin.version, e.version));
+  }
+  for (const h of registry.ofKind('hook')) {
+    const folded = fold.contracts[h.id]?.value;
+    if (folded === undefined) continue;
+    const foldedRemoved = folded === 'removed';
+    if ((h.disposition.state === 'removed') !== foldedRemoved) out.push(diagnose('dispositionDrift', site(h.id), h.disposition.state, folded));
+  }
+  return out;
+}

@@ -1,0 +1,3 @@
+export { type Board, type BoardRow, type BoardOptions, type Staleness, buildBoard, boardFromFold } from './board.js';
+export { type BoardFormat, renderBoard } from './render.js';
+export { renderReport } from './report.js';

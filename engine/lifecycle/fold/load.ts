@@ -1,0 +1,43 @@
+import type { Registry } from '../../registry/index.js';
+import type { Diagnostic } from '../../diagnostics/index.js';
+import { type LedgerFiles, readLedgerFile } from '../ledger/file.js';
+import { type FoldState, foldLedger, foldRecords } from './fold.js';
+import { loadCachedFold, registryFingerprint, storeCachedFold } from './cache.js';
+
+export interface LoadFoldOptions {
+  /** Snapshot cache folder; none: always fold from the start. */
+  cacheDir?: string;
+  /** Fold only evidence at or before this instant (never cached). */
+  until?: string;
+}
+
+export interface LoadedFold {
+  state: FoldState;
+  /** Ledger problems: the fold covers the records before the first bad line. */
+  diagnostics: Diagnostic[];
+  fromCache: boolean;
+}
+
+/**
+ * The fold of a registry's ledger: from the snapshot cache plus the records appended since,
+ * or from the start. The cache is rewritten when new records were folded.
+ */
+export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFoldOptions = {}): LoadedFold {
+  const { cacheDir, until } = options;
+  const fingerprint = cacheDir !== undefined && until === undefined ? registryFingerprint(registry) : undefined;
+  if (cacheDir !== undefined && fingerprint !== undefined) {
+    const cached = loadCachedFold(cacheDir, files, registry, fingerprint);
+    if (cached) {
+      const read = readLedgerFile(files, { from: cached.position });
+      foldRecords(registry, cached, read.records);
+      cached.position = read.end;
+      if (read.records.length) storeCachedFold(cacheDir, files, registry, cached, fingerprint);
+      return { state: cached, diagnostics: read.diagnostics, fromCache: true };
+    }
+  }
+  const read = readLedgerFile(files);
+  const state = foldLedger(registry, read.records, until !== undefined ? { until } : {});
+  if (until === undefined) state.position = read.end;
+  if (cacheDir !== undefined && fingerprint !== undefined && read.diagnostics.length === 0) storeCachedFold(cacheDir, files, registry, state, fingerprint);
+  return { state, diagnostics: read.diagnostics, fromCache: false };
+}

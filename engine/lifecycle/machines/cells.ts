@@ -1,0 +1,42 @@
+import type { GateContract } from '../../model/index.js';
+
+/** The matrix axis that binds a cell to one engine: its cells need only that engine's pin. */
+export const ENGINE_AXIS = 'engine';
+
+/** A cell's key: `axis=value` pairs in the gate's axis order, or `-` for a gate with one cell. */
+export function cellKey(gate: GateContract, cell: Record<string, string> | undefined): string {
+  const axes = gate.matrix ?? [];
+  if (axes.length === 0) return '-';
+  return axes.map((a) => `${a.axis}=${cell?.[a.axis] ?? '?'}`).join(',');
+}
+
+/** Every cell of a gate, in matrix order. */
+export function gateCells(gate: GateContract): { key: string; values: Record<string, string> }[] {
+  let cells: Record<string, string>[] = [{}];
+  for (const axis of gate.matrix ?? []) cells = cells.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.axis]: v })));
+  return cells.map((values) => ({ key: cellKey(gate, values), values }));
+}
+
+/** Whether `cell` names exactly the gate's axes with allowed values. */
+export function isCellOf(gate: GateContract, cell: Record<string, string> | undefined): boolean {
+  const axes = gate.matrix ?? [];
+  const given = Object.keys(cell ?? {});
+  if (given.length !== axes.length) return false;
+  return axes.every((a) => a.values.includes(cell?.[a.axis] ?? '\u0000'));
+}
+
+/** Dotted numeric comparison of the leading numbers (`0.5.21` < `0.5.22`). */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[^0-9]+/).filter(Boolean).map(Number);
+  const pb = b.split(/[^0-9]+/).filter(Boolean).map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** The release line (`major.minor`) of a version. */
+export function lineOf(version: string): string {
+  return version.split('.').slice(0, 2).join('.');
+}

@@ -1,0 +1,83 @@
+import type { EventOf, LifecycleEvent } from './events.js';
+import { type Reducer, type StateSpec, defineLifecycle } from './define.js';
+import type { CellResult, IndependentEvidence } from './requirement.js';
+import type { GateSpec } from './requirements.js';
+
+export interface GateContext {
+  spec: GateSpec;
+  /** Latest result per cell on the current pins. */
+  results: Record<string, CellResult>;
+  /** Independent passes and acceptances on the current pins. */
+  accepted: IndependentEvidence[];
+  lastRecheck?: string;
+}
+
+export function gateContext(spec: GateSpec): GateContext {
+  return { spec, results: {}, accepted: [] };
+}
+
+/** Why a gate cell is not passed, or undefined. Hashes kept outside the ledger count here (not for removal). */
+export function gateCellBlocker(ctx: GateContext, cell: string): string | undefined {
+  const r = ctx.results[cell];
+  if (!r) return 'no result on the current pins';
+  if (!r.pass) return 'failed';
+  if (ctx.spec.hashes !== 'none' && r.hashes === 'differ') return 'before/after hashes differ';
+  if (ctx.spec.hashes !== 'none' && r.hashes === 'missing') return 'no before/after hashes';
+  return undefined;
+}
+
+export type GateStanding = 'pending' | 'failed' | 'awaiting-acceptance' | 'passed';
+
+export function gateStanding(ctx: GateContext): GateStanding {
+  const cells = ctx.spec.cells;
+  if (cells.some((c) => ctx.results[c]?.pass === false)) return 'failed';
+  if (cells.some((c) => gateCellBlocker(ctx, c) !== undefined)) return 'pending';
+  if (ctx.spec.independent && ctx.accepted.length === 0) return 'awaiting-acceptance';
+  return 'passed';
+}
+
+const voided = (engines: readonly string[], engine: string) => engines.includes(engine);
+
+const reducers: Record<string, Reducer<GateContext>> = {
+  applyResult: (ctx, event) => {
+    const e = event as EventOf<'gate.result'>;
+    if (!e.onPins || !ctx.spec.cells.includes(e.cell)) return {};
+    const result: CellResult = { pass: e.pass, hashes: e.hashes, engines: e.engines, independent: e.independent, seq: e.seq, actor: e.actor, ...(e.adapter ? { adapter: e.adapter } : {}) };
+    const accepted = e.pass && e.independent ? [...ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) }] : ctx.accepted;
+    return { results: { ...ctx.results, [e.cell]: result }, accepted };
+  },
+  applyAcceptance: (ctx, event) => {
+    const e = event as EventOf<'gate.acceptance'>;
+    if (!e.onPins || !e.independent) return {};
+    if (!e.accepted) return { accepted: ctx.accepted.filter((a) => a.adapter !== e.adapter) };
+    return { accepted: [...ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) }] };
+  },
+  applyPin: (ctx, event) => {
+    const e = event as EventOf<'pin'>;
+    const affected = Object.values(ctx.results).some((r) => voided(r.engines, e.engine)) || ctx.accepted.some((a) => voided(a.engines, e.engine));
+    if (!affected) return {};
+    const results: Record<string, CellResult> = {};
+    for (const [cell, r] of Object.entries(ctx.results)) if (!voided(r.engines, e.engine)) results[cell] = r;
+    return { results, accepted: ctx.accepted.filter((a) => !voided(a.engines, e.engine)) };
+  },
+  noteRecheck: (_ctx, event) => ({ lastRecheck: (event as EventOf<'recheck'>).at }),
+};
+
+const STANDINGS: GateStanding[] = ['failed', 'passed', 'awaiting-acceptance', 'pending'];
+const guards = Object.fromEntries(STANDINGS.map((s) => [`stands-${s}`, (c: GateContext, _e: LifecycleEvent) => gateStanding(c) === s]));
+const on = { 'gate.result': { actions: 'applyResult' }, 'gate.acceptance': { actions: 'applyAcceptance' }, pin: { actions: 'applyPin' }, recheck: { actions: 'noteRecheck' } } as const;
+const state = (self: GateStanding): StateSpec => ({ on, always: STANDINGS.filter((s) => s !== self).map((s) => ({ guard: `stands-${s}`, target: s })) });
+
+/**
+ * A qualification gate: pending until every cell passed on the current pins (a new gate is
+ * pending until its first pass; a pin change voids passes bound to that engine); failed while a
+ * cell's latest result is a failure; awaiting-acceptance when it needs an independent actor and
+ * only the author's evidence exists; passed otherwise.
+ */
+export const gateLifecycle = defineLifecycle<GateContext>('gate', guards, reducers, {
+  start: { always: [{ target: 'pending' }] },
+  pending: state('pending'),
+  'awaiting-acceptance': state('awaiting-acceptance'),
+  passed: state('passed'),
+  failed: state('failed'),
+});

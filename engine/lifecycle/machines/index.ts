@@ -1,0 +1,10 @@
+export type { LifecycleEvent, LifecycleEventType, HashStanding } from './events.js';
+export { type Lifecycle, definitionHash } from './define.js';
+export { hookLifecycle } from './hook.js';
+export { restrictionLifecycle } from './restriction.js';
+export { gateLifecycle, type GateContext, gateContext, gateStanding, gateCellBlocker } from './gate.js';
+export { upstreamLifecycle, type UpstreamContext, upstreamContext, upstreamStanding } from './upstream.js';
+export * from './requirement.js';
+export * from './requirements.js';
+export { cellKey, gateCells, isCellOf, compareVersions, lineOf, ENGINE_AXIS } from './cells.js';
+export { type TransitionTable, type Snap, compileTable, tableStart, tableStep, xstateFold } from './table.js';

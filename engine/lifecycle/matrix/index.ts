@@ -1,0 +1,1 @@
+export { type MatrixCell, type ConditionRow, type ContractMatrix, contractMatrix, blockerLines } from './matrix.js';
