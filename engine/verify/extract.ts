@@ -172,7 +172,9 @@ class DefinitionWalker {
       right = right.childForFieldName('right');
     }
     const annotation = node.childForFieldName('type')?.text;
-    const names = left?.type === 'identifier' ? [left] : (left?.type === 'pattern_list' || left?.type === 'tuple_pattern' ? left.namedChildren.filter((n): n is Node => n?.type === 'identifier') : []);
+    // `Class.attr = value` at module level patches a class after its body: a run-time binding
+    const patched = prefix === '' && left?.type === 'attribute' && /^[A-Za-z_][\w.]*$/.test(left.text);
+    const names = left?.type === 'identifier' || patched ? [left] : left?.type === 'pattern_list' || left?.type === 'tuple_pattern' ? left.namedChildren.filter((n): n is Node => n?.type === 'identifier') : [];
     const fd = fieldDefault(right);
     for (const target of names) {
       const def: AssignmentDefinition = {

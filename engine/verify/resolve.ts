@@ -178,7 +178,8 @@ export class SymbolResolver {
       const r = this.within(module, base.split('.'), new Set(seen));
       files.push(...r.files);
       if (!r.found || r.definition?.kind !== 'class') {
-        blocked ??= r.found ? unresolvable('external-base', `base ${base} of ${cls.qualname} is not a class in the tree`, files) : unresolvable(r.outcome === 'missing' ? 'external-base' : (r.reason as UnresolvableReason), `base ${base} of ${cls.qualname}: ${r.detail}`, files);
+        const reason = r.found || r.outcome === 'missing' || r.reason === 'external-import' ? 'external-base' : (r.reason as UnresolvableReason);
+        blocked ??= unresolvable(reason, `base ${base} of ${cls.qualname}: ${r.found ? 'not a class in the tree' : r.detail}`, files);
         continue;
       }
       const inherited = this.member(r.module, r.definition, attrs, seen, classes);
@@ -204,8 +205,8 @@ export class SymbolResolver {
   private absent(module: ModuleInfo, name: string, detail: string, dynamic: UnresolvableReason | undefined, files: string[]): NotFound {
     if (dynamic) return unresolvable(dynamic, `${detail}: the module defines __getattr__`, files);
     if (module.scan.syntaxErrors.length) return unresolvable('parse-error', `${detail}: the file does not parse (line ${module.scan.syntaxErrors[0]!.line})`, files);
-    void name;
-    return missing('attribute-missing', detail, files);
+    // a package without the name has no such submodule either
+    return module.isPackage ? missing('module-missing', `no module or attribute ${module.name}.${name} (${module.file})`, files) : missing('attribute-missing', detail, files);
   }
 }
 
