@@ -9,3 +9,4 @@ export { RULES, type RegistryRule, type RuleContext, type RuleSite } from './rul
 export { referencesOf, engineReferenceOf, type Reference, type EngineReference } from './references.js';
 export { modelineFor, isModeline } from './modeline.js';
 export { compareVersions, lineOf } from './version.js';
+export { scaffoldContract, PLACEHOLDER, type ScaffoldOptions } from './scaffold.js';

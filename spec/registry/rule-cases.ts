@@ -73,6 +73,7 @@ export const FAILING: RuleCase[] = [
   { name: 'modeline: no modeline', edits: [{ file: STATEMENT, replace: ['# yaml-language-server: $schema=../schema/policy.json\n', ''] }], expect: [at('OKV2010', 'policies/policy.fail-explicitly.yaml', 1, 1)] },
   { name: 'modeline: a modeline naming another kind', edits: [{ file: STATEMENT, replace: ['schema/policy.json', 'schema/gate.json'] }], expect: [at('OKV2010', 'policies/policy.fail-explicitly.yaml', 1, 1)] },
   { name: 'file-name: a file not named by its id', edits: [{ file: 'policies/recheck.yaml', copyOf: 'policies/policy.recheck.yaml' }, { file: 'policies/policy.recheck.yaml', remove: true }], expect: [at('OKV2011', 'policies/recheck.yaml', 3, 5)] },
+  { name: 'placeholder: a FILL marker left by `orbitkv new`, in a value and in a comment', edits: [{ file: 'policies/policy.recheck.yaml', replace: ['title: Rechecks are due every 30 days', "title: 'FILL: what the policy says'\n# FILL: pick the age"] }], expect: [at('OKV3029', 'policies/policy.recheck.yaml', 4, 9), at('OKV3029', 'policies/policy.recheck.yaml', 5, 3)] },
 ];
 
 /** Edits each rule must accept: the valid side of the rules whose minimal-registry case is not obvious. */
@@ -85,4 +86,5 @@ export const PASSING: RuleCase[] = [
   { name: 'rejection-facts: no facts list at all (derived)', edits: [{ file: REJECTION, replace: ['facts:\n  - env.ALPHA_V2\n  - config.alpha_config.groups\n', ''] }], expect: [] },
   { name: 'gate-scenario: a GPU scenario on a GPU gate', edits: [{ file: LOOKUP_GATE, replace: ['scenario: lookup-states\nenvironment:\n  gpu: false', 'scenario: eager-restore\nenvironment:\n  gpu: true'] }], expect: [] },
   { name: 'version-line: a pre-release version on its line', edits: [{ file: UP102, replace: ["  - line: '1.2'\n    version: 1.2.0\n", "  - line: '1.2'\n    version: 1.2.0\n  - line: '1.3'\n    version: 1.3.0rc1\n"] }], expect: [] },
+  { name: 'placeholder: FILL inside a longer word is no marker', edits: [{ file: 'policies/policy.recheck.yaml', replace: ['title: Rechecks are due every 30 days', "title: 'BACKFILL_RATE and REFILL: are words'"] }], expect: [] },
 ];

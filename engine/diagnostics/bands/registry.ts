@@ -55,4 +55,5 @@ export const REGISTRY_DIAGNOSTICS = {
   interfaceQualifiedWithoutGates: def({ code: 'OKV3026', severity: 'error', rule: 'interface-qualified-by', message: () => "interface is 'qualified' but names no gate in 'qualifiedBy'", hint: () => "name the gates whose passes qualify it, or set 'status: candidate'" }),
   statementWithoutGates: def({ code: 'OKV3027', severity: 'error', rule: 'statement-gates', message: () => "statement is 'enforcedBy: gate' but names no gate", hint: () => "list the enforcing gates in 'policy.gates'" }),
   gapKeepsRemovedHook: def({ code: 'OKV3028', severity: 'error', rule: 'gap-keeps-hook', message: (hook: string) => `gap says it keeps ${hook}, but that hook is removed`, hint: () => "drop the hook from 'consequence.keepsHooks', or keep the hook" }),
+  placeholderLeft: def({ code: 'OKV3029', severity: 'warning', rule: 'placeholder', message: (what: string) => `placeholder left by \`orbitkv new\`: ${what}`, hint: () => 'write the real value and delete the FILL marker' }),
 } as const;

@@ -13,6 +13,7 @@ import { rule as modeline } from './modeline.js';
 import { rule as newestSeen } from './newest-seen.js';
 import { rule as optInSwitches } from './opt-in-switches.js';
 import { rule as pinAgreement } from './pin-agreement.js';
+import { rule as placeholder } from './placeholder.js';
 import { rule as predicateOperands } from './predicate-operands.js';
 import { rule as recheckAge } from './recheck-age.js';
 import { rule as referenceKind } from './reference-kind.js';
@@ -47,6 +48,7 @@ export const RULES: readonly RegistryRule[] = [
   newestSeen,
   optInSwitches,
   pinAgreement,
+  placeholder,
   predicateOperands,
   recheckAge,
   referenceKind,
