@@ -36,6 +36,11 @@ export function gateStanding(ctx: GateContext): GateStanding {
   return 'passed';
 }
 
+/** Independent evidence once per profile: repeats add nothing. */
+function addOnce(list: IndependentEvidence[], entry: IndependentEvidence): IndependentEvidence[] {
+  return list.some((a) => a.adapter === entry.adapter && a.engines.join() === entry.engines.join()) ? list : [...list, entry];
+}
+
 const voided = (engines: readonly string[], engine: string) => engines.includes(engine);
 
 const reducers: Record<string, Reducer<GateContext>> = {
@@ -43,14 +48,15 @@ const reducers: Record<string, Reducer<GateContext>> = {
     const e = event as EventOf<'gate.result'>;
     if (!e.onPins || !ctx.spec.cells.includes(e.cell)) return {};
     const result: CellResult = { pass: e.pass, hashes: e.hashes, engines: e.engines, independent: e.independent, seq: e.seq, actor: e.actor, ...(e.adapter ? { adapter: e.adapter } : {}) };
-    const accepted = e.pass && e.independent ? [...ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) }] : ctx.accepted;
+    const accepted = e.pass && e.independent ? addOnce(ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) }) : ctx.accepted;
     return { results: { ...ctx.results, [e.cell]: result }, accepted };
   },
   applyAcceptance: (ctx, event) => {
     const e = event as EventOf<'gate.acceptance'>;
     if (!e.onPins || !e.independent) return {};
     if (!e.accepted) return { accepted: ctx.accepted.filter((a) => a.adapter !== e.adapter) };
-    return { accepted: [...ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) }] };
+    const accepted = addOnce(ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
+    return accepted === ctx.accepted ? {} : { accepted };
   },
   applyPin: (ctx, event) => {
     const e = event as EventOf<'pin'>;

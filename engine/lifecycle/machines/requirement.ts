@@ -191,14 +191,20 @@ export function applyResult(ctx: RequirementContext, e: EventOf<'gate.result'>):
   if (!e.onPins || !(ctx.spec.cells.some((c) => c.key === key) || ctx.spec.dropCells.some((c) => c.key === key))) return {};
   const result: CellResult = { pass: e.pass, hashes: e.hashes, engines: e.engines, independent: e.independent, seq: e.seq, actor: e.actor, ...(e.adapter ? { adapter: e.adapter } : {}) };
   const update: Partial<RequirementContext> = { results: { ...ctx.results, [key]: result } };
-  if (e.pass && e.independent) update.accepted = addIndependent(ctx.accepted, e.gate, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
+  if (e.pass && e.independent) {
+    const accepted = addIndependent(ctx.accepted, e.gate, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
+    if (accepted !== ctx.accepted) update.accepted = accepted;
+  }
   return update;
 }
 
 export function applyAcceptance(ctx: RequirementContext, e: EventOf<'gate.acceptance'>): Partial<RequirementContext> {
   if (!e.onPins || !e.independent) return {};
   if (!(ctx.spec.cells.some((c) => c.gate === e.gate) || ctx.spec.dropCells.some((c) => c.gate === e.gate))) return {};
-  if (e.accepted) return { accepted: addIndependent(ctx.accepted, e.gate, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) }) };
+  if (e.accepted) {
+    const accepted = addIndependent(ctx.accepted, e.gate, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
+    return accepted === ctx.accepted ? {} : { accepted };
+  }
   const kept = (ctx.accepted[e.gate] ?? []).filter((a) => a.adapter !== e.adapter);
   const accepted = { ...ctx.accepted };
   if (kept.length) accepted[e.gate] = kept;
@@ -218,8 +224,11 @@ export function refuse(ctx: RequirementContext, e: LifecycleEvent): Partial<Requ
   return { refused: [...ctx.refused, { seq: e.seq, type: e.type }] };
 }
 
+/** Adds independent evidence for a gate once per profile (adapter and engines): repeats add nothing. */
 function addIndependent(accepted: Record<string, IndependentEvidence[]>, gate: string, entry: IndependentEvidence): Record<string, IndependentEvidence[]> {
-  return { ...accepted, [gate]: [...(accepted[gate] ?? []), entry] };
+  const list = accepted[gate] ?? [];
+  if (list.some((a) => a.adapter === entry.adapter && a.engines.join() === entry.engines.join())) return accepted;
+  return { ...accepted, [gate]: [...list, entry] };
 }
 
 function filterRecord<T>(record: Record<string, T>, keep: (value: T) => boolean): Record<string, T> {
