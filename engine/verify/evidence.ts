@@ -21,15 +21,20 @@ function filesOf(report: VerifyReport, files: readonly string[]): Record<string,
   return out;
 }
 
-/** The profile the results were observed on: the checkout's own version, else the pin it claims to be. */
-function profileOf(report: VerifyReport): EvidenceProfile {
+/**
+ * The profile the results were observed on: the checkout's own version and commit. A short
+ * commit that agrees with the pin stands for the pinned commit. Undefined, with the reason,
+ * when the checkout does not say what it is: evidence is never bound to a profile by assumption.
+ */
+export function profileOf(report: VerifyReport): { profile: EvidenceProfile } | { refusal: string } {
   const v = report.version;
-  const version = v?.version ?? v?.pinnedVersion ?? '0';
-  const commit = v?.version !== undefined ? v.commit : v?.pinnedCommit;
-  return { engines: { [report.engine]: { version, ...(commit && /^[0-9a-f]{40}$/.test(commit) ? { commit } : {}) } } };
+  if (!v?.version) return { refusal: "the checkout's version is unknown, so the results cannot be bound to a profile" };
+  if (v.commitMatches === false) return { refusal: `the checkout is at commit ${v.commit}, not the pinned ${v.pinnedCommit}` };
+  const commit = v.commit && /^[0-9a-f]{40}$/.test(v.commit) ? v.commit : v.commitMatches ? v.pinnedCommit : undefined;
+  return { profile: { engines: { [report.engine]: { version: v.version, ...(commit ? { commit } : {}) } } } };
 }
 
-function targetRecord(report: VerifyReport, contract: string, checks: TargetCheck[], options: EvidenceOptions): EvidenceDraft | undefined {
+function targetRecord(report: VerifyReport, profile: EvidenceProfile, contract: string, checks: TargetCheck[], options: EvidenceOptions): EvidenceDraft | undefined {
   const recorded = checks.filter((c): c is TargetCheck & { outcome: RecordedTarget } => c.outcome !== 'not-applicable');
   if (recorded.length === 0) return undefined;
   const result = SEVERITY.find((s) => recorded.some((c) => c.outcome === s))!;
@@ -39,19 +44,19 @@ function targetRecord(report: VerifyReport, contract: string, checks: TargetChec
     actor: options.actor,
     type: 'verify.target',
     subject: contract,
-    profile: profileOf(report),
+    profile,
     data: { result, files: filesOf(report, recorded.flatMap((c) => c.files)), note: off.length ? off.join('; ') : `${recorded.length} target(s) present` },
   };
 }
 
-function assertionRecord(report: VerifyReport, check: AssertionCheck, options: EvidenceOptions): EvidenceDraft {
+function assertionRecord(report: VerifyReport, profile: EvidenceProfile, check: AssertionCheck, options: EvidenceOptions): EvidenceDraft {
   const leaves = check.parts ?? [check];
   return {
     at: options.at,
     actor: options.actor,
     type: 'verify.assertion',
     subject: check.contract,
-    profile: profileOf(report),
+    profile,
     data: { result: check.outcome, files: filesOf(report, check.files), note: leaves.map((p) => `${p.summary}: ${p.outcome}${p.detail ? ` (${p.detail})` : ''}`).join('; ') },
   };
 }
@@ -61,15 +66,17 @@ function assertionRecord(report: VerifyReport, check: AssertionCheck, options: E
  * interface (the worst result among its targets), one `verify.assertion` per gap, each with
  * the sha256 of every file its result was read from, bound to the checkout's engine version.
  */
-export function evidenceDrafts(report: VerifyReport, options: EvidenceOptions): EvidenceDraft[] {
-  if (report.verdict === 'unusable') return [];
+export function evidenceDrafts(report: VerifyReport, options: EvidenceOptions): { drafts: EvidenceDraft[] } | { refusal: string } {
+  if (report.verdict === 'unusable') return { refusal: 'nothing was verified' };
+  const bound = profileOf(report);
+  if ('refusal' in bound) return bound;
   const byContract = new Map<string, TargetCheck[]>();
   for (const t of report.targets) byContract.set(t.contract, [...(byContract.get(t.contract) ?? []), t]);
   const drafts: EvidenceDraft[] = [];
   for (const [contract, checks] of byContract) {
-    const draft = targetRecord(report, contract, checks, options);
+    const draft = targetRecord(report, bound.profile, contract, checks, options);
     if (draft) drafts.push(draft);
   }
-  for (const a of report.assertions) drafts.push(assertionRecord(report, a, options));
-  return drafts;
+  for (const a of report.assertions) drafts.push(assertionRecord(report, bound.profile, a, options));
+  return { drafts };
 }

@@ -195,9 +195,11 @@ class DefinitionWalker {
   private importStatement(node: Node, conditional: boolean): void {
     const base = { conditional, start: node.startIndex, end: node.endIndex, ...point(node) };
     if (node.type === 'import_from_statement') {
-      const module = node.childForFieldName('module_name')?.text ?? '';
+      const moduleName = node.childForFieldName('module_name');
+      if (!moduleName) return;
+      const module = moduleName.text;
       for (const child of node.namedChildren) {
-        if (!child || child === node.childForFieldName('module_name')) continue;
+        if (!child || child.equals(moduleName)) continue;
         if (child.type === 'wildcard_import') this.definitions.push({ kind: 'import', qualname: '*', module, star: true, ...base });
         else if (child.type === 'dotted_name') this.definitions.push({ kind: 'import', qualname: child.text, module, name: child.text, ...base });
         else if (child.type === 'aliased_import') {

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import type { Diagnostic } from '../../diagnostics/index.js';
+import type { Registry } from '../../registry/index.js';
 import type { AssertionCheck, TargetCheck, VerifyReport } from '../../verify/index.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
@@ -10,7 +12,7 @@ interface symbols and gap source assertions; reports the checkout's version agai
   --source DIR     root of the engine checkout (the package may sit under src/ or python/)
   --registry DIR   registry folder (default: ./contracts, else the registry shipped in the package)
   --record         append the results to the evidence ledger (sha256 of every file read)
-  --actor NAME     who records (default: $USER)
+  --actor NAME     who records (default: $ORBITKV_ACTOR, else $USER)
   --format FORMAT  text (default: one line per checked symbol or assertion) or json
   --threads N      worker threads (default: one per CPU; 0 parses in the main thread)
 Results: present / missing / signature-changed / unresolvable-statically for targets,
@@ -79,7 +81,7 @@ export const command: CommandModule = {
     const diagnostics = [...report.diagnostics];
     let recorded = 0;
     if (values.record && report.verdict !== 'unusable') {
-      const outcome = await record(report, loaded.registry.root, values.actor ?? io.env['USER'] ?? 'orbitkv verify');
+      const outcome = await record(report, loaded.registry, values.actor ?? io.env['ORBITKV_ACTOR'] ?? io.env['USER'] ?? 'orbitkv verify');
       recorded = outcome.recorded;
       diagnostics.push(...outcome.diagnostics);
     }
@@ -94,13 +96,24 @@ export const command: CommandModule = {
   },
 };
 
-/** Appends the run's records through the ledger's public API. */
-async function record(report: VerifyReport, registryRoot: string, actor: string): Promise<{ recorded: number; diagnostics: import('../../diagnostics/index.js').Diagnostic[] }> {
+/**
+ * Appends the run's records through the ledger's public API, each admitted by the lifecycle
+ * rules; stops at the first refusal (earlier records stay: each is a fact on its own).
+ */
+async function record(report: VerifyReport, registry: Registry, actor: string): Promise<{ recorded: number; diagnostics: Diagnostic[] }> {
   const { evidenceDrafts } = await import('../../verify/evidence.js');
   const { diagnose } = await import('../../diagnostics/index.js');
-  const drafts = evidenceDrafts(report, { actor, at: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
-  void registryRoot;
-  return { recorded: 0, diagnostics: drafts.length ? [diagnose('recordUnavailable', {}, `the evidence ledger has no public append API yet (engine/lifecycle/index.ts); ${drafts.length} record(s) not written`)] : [] };
+  const lifecycle = await import('../../lifecycle/index.js');
+  const built = evidenceDrafts(report, { actor, at: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+  if ('refusal' in built) return { recorded: 0, diagnostics: [diagnose('recordUnavailable', {}, built.refusal)] };
+  const files = lifecycle.ledgerFiles(registry.root);
+  let recorded = 0;
+  for (const draft of built.drafts) {
+    const result = lifecycle.appendEvidence(files, draft, (r, ledger) => lifecycle.admitRecord(registry, ledger, r));
+    if (!result.record) return { recorded, diagnostics: [...result.diagnostics, diagnose('recordUnavailable', { contract: draft.subject }, `${recorded} of ${built.drafts.length} record(s) appended before the ledger refused one`)] };
+    recorded++;
+  }
+  return { recorded, diagnostics: [] };
 }
 
 const WIDTH = 'unresolvable-statically'.length;
