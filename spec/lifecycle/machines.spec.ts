@@ -51,7 +51,7 @@ const serialize = (s: unknown) => {
 const adjacency = (machine: AnyStateMachine, id: string, events: LifecycleEvent[]) =>
   Object.values(getAdjacencyMap(machine, { input: input(id), events, serializeState: serialize as never }));
 const edges = (machine: AnyStateMachine, id: string, events: LifecycleEvent[]) =>
-  adjacency(machine, id, events).flatMap((v) => Object.values(v.transitions).map((t) => ({ from: v.state as unknown as Snap, event: t.event as LifecycleEvent, to: t.state as unknown as Snap })));
+  adjacency(machine, id, events).flatMap((v) => (Object.values(v.transitions) as { event: unknown; state: unknown }[]).map((t) => ({ from: v.state as unknown as Snap, event: t.event as LifecycleEvent, to: t.state as unknown as Snap })));
 
 describe('lifecycle machines (model-based, @xstate/graph)', () => {
   const hookEdges = edges(hookLifecycle.machine, 'hook.alpha.capture', HOOK_EVENTS);

@@ -77,7 +77,6 @@ export const command: CommandModule = {
     if (values.subject === undefined) throw new UsageError('missing --subject ID', 'name the contract the evidence is about');
     const actor = values.actor ?? io.env['ORBITKV_ACTOR'] ?? io.env['USER'];
     if (!actor) throw new UsageError('missing --actor NAME', 'pass --actor or set ORBITKV_ACTOR');
-    const at = values.at ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     const data = parseJson(values.data ?? '{}', '--data');
     if (values.profile !== undefined && values.engines !== undefined) throw new UsageError('pass --profile or --engines, not both');
     if (values.adapter !== undefined && values.engines === undefined) throw new UsageError('--adapter goes with --engines', 'or put "adapter" in --profile JSON');
@@ -93,7 +92,7 @@ export const command: CommandModule = {
       }
       profile = { engines, ...(values.adapter !== undefined ? { adapter: values.adapter } : {}) };
     }
-    const draft = { at, actor, type, subject: values.subject, data, ...(profile !== undefined ? { profile } : {}) };
+    const draft = { ...(values.at !== undefined ? { at: values.at } : {}), actor, type, subject: values.subject, data, ...(profile !== undefined ? { profile } : {}) };
     const result = lifecycle.appendEvidence(session.files, draft as never, (record, ledger) => lifecycle.admitRecord(session.registry, ledger, record));
     if (!result.record) {
       show(result.diagnostics);

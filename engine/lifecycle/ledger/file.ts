@@ -72,6 +72,9 @@ export function readHead(files: LedgerFiles): LedgerHead | undefined {
   return head;
 }
 
+/** A draft whose `at` may be left out: then it is the time of the append, taken under the lock. */
+export type StampableDraft = Omit<EvidenceDraft, 'at'> & { at?: string };
+
 export interface AppendResult {
   record?: EvidenceRecord;
   diagnostics: Diagnostic[];
@@ -82,12 +85,14 @@ export interface AppendResult {
  * its tail, lets `check` refuse it (registry rules, pins, lifecycle), then writes the whole line
  * with one `write`, fsyncs, and moves the head anchor. Nothing is written when anything fails.
  */
-export function appendEvidence(files: LedgerFiles, draft: EvidenceDraft, check: (record: EvidenceRecord, ledger: readonly EvidenceRecord[]) => Diagnostic[]): AppendResult {
+export function appendEvidence(files: LedgerFiles, draft: StampableDraft, check: (record: EvidenceRecord, ledger: readonly EvidenceRecord[]) => Diagnostic[]): AppendResult {
   mkdirSync(dirname(files.ledger), { recursive: true });
   const outcome = withLock(files.lock, (): AppendResult => {
     const read = readLedgerFile(files);
     if (read.diagnostics.length) return { diagnostics: read.diagnostics };
-    const body = { ...draft, seq: read.end.seq + 1, prev: read.end.hash } as Record<string, unknown>;
+    // Stamped under the lock, so concurrent appenders never record time going backwards.
+    const at = draft.at ?? new Date().toISOString();
+    const body = { ...draft, at, seq: read.end.seq + 1, prev: read.end.hash } as Record<string, unknown>;
     const { line, hash } = sealLine(body);
     const record = { ...body, hash } as unknown as EvidenceRecord;
     const problems = check(record, read.records);
