@@ -62,12 +62,12 @@ export function buildBoard(registry: Registry, ledger: readonly EvidenceRecord[]
 export function boardFromFold(registry: Registry, fold: FoldState, at: string, staleness = true): Board {
   const policy = registry.ofKind('policy').find((p) => p.policy.rule === 'recheck');
   const maxAgeDays = policy && policy.policy.rule === 'recheck' ? policy.policy.maxAgeDays : undefined;
-  const atMs = Date.parse(at);
   const rows: BoardRow[] = [];
   const staleOf = (last: string | undefined): Staleness | undefined => {
     if (!staleness || maxAgeDays === undefined) return undefined;
     if (last === undefined) return { maxAgeDays };
-    const days = Math.floor((atMs - Date.parse(last)) / 86_400_000);
+    // Calendar days, as the recheck policy counts them.
+    const days = Math.round((Date.parse(at.slice(0, 10)) - Date.parse(last.slice(0, 10))) / 86_400_000);
     return days > maxAgeDays ? { last, days, maxAgeDays } : undefined;
   };
   const order = new Map(CONTRACT_KINDS.map((k, i) => [k, i]));

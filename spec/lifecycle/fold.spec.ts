@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EvidenceDraft } from '../../engine/model/index.js';
+import { loadRegistry } from '../../engine/registry/index.js';
+import { foldLedger, foldRecords, initialFold, ledgerFiles, loadCachedFold, loadFold, storeCachedFold } from '../../engine/lifecycle/index.js';
+import { WALK, digest, removeTemps, sealAll, tempCopy } from './support.js';
+
+const { registry } = loadRegistry(WALK);
+
+/** Random but well-formed evidence over the walk registry, seeded. */
+export function randomDrafts(seed: number, n: number): EvidenceDraft[] {
+  let a = seed;
+  const random = () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+  const versions = [{ version: '1.2.0', commit: '1'.repeat(40) }, { version: '1.3.0', commit: '3'.repeat(40) }];
+  let pin = versions[0]!;
+  const drafts: EvidenceDraft[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = new Date(Date.UTC(2026, 11, 1) + i * 60_000).toISOString();
+    const actor = pick(['orbitkv-maintainers', 'acme-qa']);
+    const profile = { engines: { alpha: pin }, adapter: digest(pick(['a', 'b'])) };
+    const hashes = { before: digest('x'), after: digest(pick(['x', 'x', 'y'])) };
+    const kind = pick(['pin', 'release', 'consume', 'result', 'result', 'result', 'accept', 'remove', 'drop', 'recheck']);
+    const base = { at, actor };
+    if (kind === 'pin') {
+      pin = pick(versions);
+      drafts.push({ ...base, type: 'pin.changed', subject: 'engine.alpha', data: { ...pin } });
+    } else if (kind === 'release') drafts.push({ ...base, type: 'upstream.released', subject: 'upstream.alpha.101', data: { line: '1.3', version: '1.3.0' } });
+    else if (kind === 'consume') drafts.push({ ...base, type: 'adapter.consumed-replacement', subject: pick(['hook.alpha.capture', 'gap.alpha.ordering']), profile, data: { condition: 0, adapterVersion: '1' } });
+    else if (kind === 'result') {
+      const gate = pick(['gate.alpha.restore', 'gate.alpha.acceptance', 'gate.alpha.workload']);
+      drafts.push({ ...base, type: 'gate.result', subject: gate, profile, data: { result: pick(['pass', 'pass', 'fail']), hashes, ...(gate === 'gate.alpha.restore' ? { cell: { tier: pick(['dram', 'ssd']) } } : {}) } });
+    } else if (kind === 'accept') drafts.push({ ...base, type: 'gate.acceptance', subject: 'gate.alpha.acceptance', profile, data: { verdict: 'accepted' } });
+    else if (kind === 'remove') drafts.push({ ...base, type: 'hook.removed', subject: 'hook.alpha.capture', profile, data: { adapterVersion: '2' } });
+    else if (kind === 'drop') drafts.push({ ...base, type: 'optimization.dropped', subject: 'hook.alpha.warmup', profile, data: { adapterVersion: '2' } });
+    else drafts.push({ ...base, type: 'recheck', subject: pick(['engine.alpha', 'upstream.alpha.101']), data: { findings: 'checked', authorizes: 'nothing' } });
+  }
+  return drafts;
+}
+
+describe('lifecycle fold', () => {
+  after(removeTemps);
+
+  it('is deterministic: the same ledger folds to the same state, whole or in two parts', () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const { records } = sealAll(randomDrafts(seed, 300));
+      const whole = foldLedger(registry, records);
+      assert.deepStrictEqual(foldLedger(registry, records), whole);
+      const cut = 1 + (seed * 37) % 299;
+      const parts = foldRecords(registry, foldRecords(registry, initialFold(registry), records.slice(0, cut)), records.slice(cut));
+      assert.deepStrictEqual(parts, whole);
+    }
+  });
+
+  it('moves contracts on random evidence (the specs above are not vacuous)', () => {
+    const states = new Set<string>();
+    for (const seed of [11, 12, 13, 14, 15, 16, 17, 18]) {
+      const fold = foldLedger(registry, sealAll(randomDrafts(seed, 400)).records);
+      for (const c of Object.values(fold.contracts)) for (const h of c.history) states.add(h.to);
+    }
+    for (const s of ['removable', 'removed', 'passed', 'released']) assert.ok(states.has(s), `never reached ${s}: ${[...states].join(', ')}`);
+  });
+
+  it('the snapshot cache gives the same fold as folding from the start, and only reads the appended bytes', () => {
+    const dir = tempCopy();
+    const files = ledgerFiles(dir);
+    const { registry: copy } = loadRegistry(dir);
+    const { records, text } = sealAll(randomDrafts(21, 200));
+    mkdirSync(join(dir, 'evidence'), { recursive: true });
+    const firstPart = text.split('\n').slice(0, 150).join('\n') + '\n';
+    writeFileSync(files.ledger, firstPart);
+    const cache = join(dir, '.cache');
+    const cold = loadFold(copy, files, { cacheDir: cache });
+    assert.equal(cold.fromCache, false);
+    writeFileSync(files.ledger, text);
+    const warm = loadFold(copy, files, { cacheDir: cache });
+    assert.equal(warm.fromCache, true);
+    assert.deepStrictEqual(warm.state, (() => {
+      const s = foldLedger(copy, records);
+      s.position = warm.state.position;
+      return s;
+    })());
+    assert.equal(warm.state.position.seq, 200);
+  });
+
+  it('the cache is not used when the ledger was rewritten or the registry changed', () => {
+    const dir = tempCopy();
+    const files = ledgerFiles(dir);
+    const { registry: copy } = loadRegistry(dir);
+    const cache = join(dir, '.cache');
+    mkdirSync(join(dir, 'evidence'), { recursive: true });
+    writeFileSync(files.ledger, sealAll(randomDrafts(31, 50)).text);
+    loadFold(copy, files, { cacheDir: cache });
+    assert.ok(loadCachedFold(cache, files, copy));
+    writeFileSync(files.ledger, sealAll(randomDrafts(32, 50)).text);
+    assert.equal(loadCachedFold(cache, files, copy), undefined, 'rewritten ledger');
+    const state = loadFold(copy, files, { cacheDir: cache }).state;
+    storeCachedFold(cache, files, copy, state);
+    writeFileSync(join(dir, 'policies', 'policy.recheck.yaml'), `${'# edited\n'}${loadRegistry(dir).registry.entry('policy.recheck')!.source.text.replace('maxAgeDays: 30', 'maxAgeDays: 14')}`);
+    const { registry: edited } = loadRegistry(dir);
+    assert.equal(loadCachedFold(cache, files, edited), undefined, 'edited registry');
+  });
+});
