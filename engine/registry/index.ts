@@ -1,6 +1,6 @@
 export { loadRegistry, resolveRegistryDir, embeddedRegistryDir, type LoadResult } from './load.js';
 export { Registry, type ContractEntry } from './registry.js';
-export { type SourceFile, rangeAtPath, rangeOf } from './source.js';
+export { type SourceFile, ContractSource, rangeAtPath, rangeOf } from './source.js';
 export { parseContractText, readContractFile, listContractFiles, MAX_CONTRACT_BYTES } from './read.js';
 export { canonicalContractText } from './canonical.js';
 export { checkSchema, nearest } from './schema.js';

@@ -29,6 +29,7 @@ export function loadRegistry(root: string): LoadResult {
     if (!source) continue;
     const value = source.doc.toJS({ maxAliasCount: 0 }) as unknown;
     const kind = checkSchema(source, value, diagnostics);
+    source.release();
     if (kind) entries.push({ contract: value as Contract, source });
   }
   return { registry: new Registry(dir, entries), diagnostics: sortDiagnostics(diagnostics) };

@@ -1,8 +1,8 @@
-import { lstatSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { LineCounter, parseAllDocuments, visit } from 'yaml';
 import { type Diagnostic, diagnose } from '../diagnostics/index.js';
-import { type SourceFile, rangeOf } from './source.js';
+import { ContractSource, rangeOf } from './source.js';
 
 /** Contract files larger than this are refused before parsing. */
 export const MAX_CONTRACT_BYTES = 1024 * 1024;
@@ -30,21 +30,22 @@ export function listContractFiles(root: string, diagnostics: Diagnostic[]): stri
       return;
     }
     seen.add(real);
-    let entries: string[];
+    let entries: import('node:fs').Dirent[];
     try {
-      entries = readdirSync(dir).sort();
+      // Dirents carry the entry type: only symbolic links need a stat of their own.
+      entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (error) {
       diagnostics.push(diagnose('unreadableFile', { file: rel(root, dir) }, (error as Error).message));
       return;
     }
-    for (const name of entries) {
+    for (const dirent of entries) {
+      const name = dirent.name;
       if (name.startsWith('.')) continue;
       if (top && NON_CONTRACT_DIRS.has(name)) continue;
       const path = join(dir, name);
       let isDir = false;
       try {
-        const st = lstatSync(path);
-        isDir = st.isSymbolicLink() ? statSync(path).isDirectory() : st.isDirectory();
+        isDir = dirent.isSymbolicLink() ? statSync(path).isDirectory() : dirent.isDirectory();
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ELOOP') diagnostics.push(diagnose('symlinkLoop', { file: rel(root, path) }, name));
@@ -60,30 +61,57 @@ export function listContractFiles(root: string, diagnostics: Diagnostic[]): stri
 }
 
 /** Reads and parses one contract file; returns undefined (with diagnostics) when it cannot be used. */
-export function readContractFile(root: string, path: string, diagnostics: Diagnostic[]): SourceFile | undefined {
+export function readContractFile(root: string, path: string, diagnostics: Diagnostic[]): ContractSource | undefined {
   const file = rel(root, path);
   let bytes: Buffer;
   try {
-    const size = statSync(path).size;
-    if (size > MAX_CONTRACT_BYTES) {
-      diagnostics.push(diagnose('fileTooLarge', { file }, size, MAX_CONTRACT_BYTES));
+    const read = readBounded(path, MAX_CONTRACT_BYTES);
+    if (typeof read === 'number') {
+      diagnostics.push(diagnose('fileTooLarge', { file }, read, MAX_CONTRACT_BYTES));
       return undefined;
     }
-    bytes = readFileSync(path);
+    bytes = read;
   } catch (error) {
     diagnostics.push(diagnose('unreadableFile', { file }, (error as Error).message));
     return undefined;
   }
-  const bad = firstInvalidUtf8(bytes);
-  if (bad >= 0) {
-    diagnostics.push(diagnose('notUtf8', { file }, bad));
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    diagnostics.push(diagnose('notUtf8', { file }, firstInvalidUtf8(bytes)));
     return undefined;
   }
-  return parseContractText(file, path, bytes.toString('utf8'), diagnostics);
+  return parseContractText(file, path, text, diagnostics);
+}
+
+/** Decodes and checks UTF-8 in one native pass; a BOM is kept (and then rejected by the YAML parser as content). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The file's bytes, or its size when it is over `limit` (then nothing is read). One open, one
+ * fstat, one read: the size check and the read see the same file.
+ */
+function readBounded(path: string, limit: number): Buffer | number {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size > limit) return size;
+    const buffer = Buffer.allocUnsafe(size);
+    let offset = 0;
+    while (offset < size) {
+      const n = readSync(fd, buffer, offset, size - offset, offset);
+      if (n === 0) break;
+      offset += n;
+    }
+    return offset === size ? buffer : buffer.subarray(0, offset);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Parses contract text (exported for `fmt` and specs). */
-export function parseContractText(file: string, path: string, text: string, diagnostics: Diagnostic[]): SourceFile | undefined {
+export function parseContractText(file: string, path: string, text: string, diagnostics: Diagnostic[]): ContractSource | undefined {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
   const list = Array.isArray(docs) ? docs : [];
@@ -109,6 +137,8 @@ export function parseContractText(file: string, path: string, text: string, diag
     }
   }
   if (!ok) return undefined;
+  // Anchors and aliases need '&' or '*' in the text: most contracts have neither, so skip the walk.
+  if (!text.includes('&') && !text.includes('*')) return new ContractSource(file, path, text, { doc, lines });
   let aliases = 0;
   visit(doc, {
     Alias(_key, node) {
@@ -123,7 +153,7 @@ export function parseContractText(file: string, path: string, text: string, diag
     },
   });
   if (aliases > 0) return undefined;
-  return { file, path, text, doc, lines };
+  return new ContractSource(file, path, text, { doc, lines });
 }
 
 function keyAt(text: string, offset: number): string {

@@ -1,4 +1,4 @@
-import { LineCounter, isNode, isPair, isMap, isScalar, type Document, type Node } from 'yaml';
+import { LineCounter, isNode, isPair, isMap, isScalar, parseAllDocuments, type Document, type Node } from 'yaml';
 import type { SourceRange } from '../diagnostics/index.js';
 
 /** A parsed contract file: the YAML document with its line index, for positions. */
@@ -10,6 +10,50 @@ export interface SourceFile {
   text: string;
   doc: Document.Parsed;
   lines: LineCounter;
+}
+
+/**
+ * A contract file's text with its YAML document built on demand. The loader parses every file
+ * once and then lets the document go (`release`): ten thousand retained documents cost more in
+ * garbage collection than parsing them did. Positions are needed only for diagnostics, so a
+ * released source parses again, once, the first time a phase asks where a field is.
+ */
+export class ContractSource implements SourceFile {
+  private parsed: { doc: Document.Parsed; lines: LineCounter } | undefined;
+
+  constructor(
+    readonly file: string,
+    readonly path: string,
+    readonly text: string,
+    parsed?: { doc: Document.Parsed; lines: LineCounter },
+  ) {
+    this.parsed = parsed;
+  }
+
+  get doc(): Document.Parsed {
+    return this.ensure().doc;
+  }
+
+  get lines(): LineCounter {
+    return this.ensure().lines;
+  }
+
+  /** Drops the document; the next `doc` or `lines` parses the text again. */
+  release(): void {
+    this.parsed = undefined;
+  }
+
+  private ensure(): { doc: Document.Parsed; lines: LineCounter } {
+    if (!this.parsed) {
+      const lines = new LineCounter();
+      // The text parsed cleanly when it was loaded, so the first document is the contract.
+      const doc = parseAllDocuments(this.text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
+      const first = Array.isArray(doc) ? doc.find((d) => d.contents !== null) : undefined;
+      if (!first) throw new Error(`${this.file}: text no longer parses as the contract it was loaded as`);
+      this.parsed = { doc: first, lines };
+    }
+    return this.parsed;
+  }
 }
 
 /** Converts a character offset range to 1-based line/column. */
