@@ -98,6 +98,7 @@ function fieldDefault(value: Node | null): string | undefined {
 
 interface FunctionScan {
   def: FunctionDefinition;
+  node: Node;
   bodyStart: number;
   callEnds: number[];
 }
@@ -160,7 +161,7 @@ class DefinitionWalker {
       selfAttributes: name === '__init__' && body ? selfAttributes(body) : [],
     };
     this.definitions.push(def);
-    this.functions.set(node.startIndex, { def, bodyStart: body?.startIndex ?? node.endIndex, callEnds: [] });
+    this.functions.set(node.startIndex, { def, node, bodyStart: body?.startIndex ?? node.endIndex, callEnds: [] });
   }
 
   private assignment(node: Node, prefix: string, conditional: boolean): void {
@@ -253,38 +254,44 @@ function literalsOf(node: Node): Node[] {
 }
 
 /**
- * The body pass: one query over the whole file for calls, comparisons, returns and case
- * patterns, attached to the innermost enclosing scope; only addressable functions keep them.
+ * The body pass, for the functions whose name an assertion scopes: calls, comparisons,
+ * returns and case patterns attached to the innermost enclosing scope, so calls inside a
+ * nested def or lambda do not count for the function around it. Reading every body of every
+ * file would cost as much as parsing; no check needs them.
  */
-function attachBodies(root: Node, functions: Map<number, FunctionScan>): void {
-  if (functions.size === 0) return;
-  const stack: { end: number; fn: FunctionScan | undefined }[] = [];
-  for (const node of root.descendantsOfType([...SCOPES, ...BODY_NODES])) {
-    if (!node) continue;
-    const start = node.startIndex;
-    while (stack.length && start >= stack[stack.length - 1]!.end) stack.pop();
-    if (SCOPES.includes(node.type)) {
-      stack.push({ end: node.endIndex, fn: node.type === 'function_definition' ? functions.get(start) : undefined });
-      continue;
+function attachBodies(functions: Map<number, FunctionScan>, bodies: ReadonlySet<string>): void {
+  for (const fn of functions.values()) {
+    if (!bodies.has(fn.def.qualname.split('.').pop() ?? '')) continue;
+    const stack: { end: number; own: boolean }[] = [];
+    for (const node of fn.node.descendantsOfType([...SCOPES, ...BODY_NODES])) {
+      const start = node.startIndex;
+      while (stack.length && start >= stack[stack.length - 1]!.end) stack.pop();
+      if (SCOPES.includes(node.type)) {
+        stack.push({ end: node.endIndex, own: start === fn.node.startIndex });
+        continue;
+      }
+      if (!stack[stack.length - 1]?.own || start < fn.bodyStart) continue;
+      attach(fn, node);
     }
-    const fn = stack[stack.length - 1]?.fn;
-    if (!fn || start < fn.bodyStart) continue;
-    if (node.type === 'call') {
-      const callee = node.childForFieldName('function');
-      const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
-      if (!name) continue;
-      const site: CallSite = { name, ...point(node) };
-      // a call runs after its arguments: order by where it ends
-      let i = fn.callEnds.length;
-      while (i > 0 && fn.callEnds[i - 1]! > node.endIndex) i--;
-      fn.callEnds.splice(i, 0, node.endIndex);
-      fn.def.calls.splice(i, 0, site);
-      continue;
-    }
-    for (const literal of literalsOf(node)) {
-      const value = stringValue(literal);
-      if (value !== undefined) fn.def.literals.push({ value, ...point(literal) } satisfies LiteralSite);
-    }
+  }
+}
+
+function attach(fn: FunctionScan, node: Node): void {
+  if (node.type === 'call') {
+    const callee = node.childForFieldName('function');
+    const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
+    if (!name) return;
+    const site: CallSite = { name, ...point(node) };
+    // a call runs after its arguments: order by where it ends
+    let i = fn.callEnds.length;
+    while (i > 0 && fn.callEnds[i - 1]! > node.endIndex) i--;
+    fn.callEnds.splice(i, 0, node.endIndex);
+    fn.def.calls.splice(i, 0, site);
+    return;
+  }
+  for (const literal of literalsOf(node)) {
+    const value = stringValue(literal);
+    if (value !== undefined) fn.def.literals.push({ value, ...point(literal) } satisfies LiteralSite);
   }
 }
 
@@ -331,12 +338,15 @@ function needleHits(root: Node, text: string, needles: readonly string[]): Needl
   return hits;
 }
 
-/** Everything verification needs from one parsed file. */
-export function extractTable(tree: Tree, text: string, needles: readonly string[]): { definitions: Definition[]; syntaxErrors: SourcePoint[]; errorOffsets: number[]; needles: NeedleHit[] } {
+/**
+ * Everything verification needs from one parsed file: every definition at module and class
+ * level; calls and literals for the functions named in `bodies`; literal `needles` found.
+ */
+export function extractTable(tree: Tree, text: string, needles: readonly string[], bodies: ReadonlySet<string>): { definitions: Definition[]; syntaxErrors: SourcePoint[]; errorOffsets: number[]; needles: NeedleHit[] } {
   const root = tree.rootNode;
   const walker = new DefinitionWalker();
   walker.block(root.namedChildren, '', false, true);
-  attachBodies(root, walker.functions);
+  attachBodies(walker.functions, bodies);
   const errors = syntaxErrors(root);
   return { definitions: walker.definitions, syntaxErrors: errors.points, errorOffsets: errors.offsets, needles: needleHits(root, text, needles) };
 }

@@ -27,10 +27,14 @@ const BATCH = 24;
 /** Below this many files per worker, another worker costs more (wasm start-up) than it saves. */
 const FILES_PER_WORKER = 48;
 
-/** How many workers for `count` files: one per CPU, fewer for small trees; 0 means scan in this thread. */
+/**
+ * How many worker threads for `count` files: with the calling thread, one thread per CPU;
+ * none for trees of a batch or two, where starting a worker costs more than it saves.
+ * `threads` overrides (0: the calling thread only).
+ */
 export function workerCount(count: number, threads?: number): number {
   if (threads !== undefined) return threads;
-  return Math.max(1, Math.min(availableParallelism(), Math.ceil(count / FILES_PER_WORKER)));
+  return Math.max(0, Math.min(availableParallelism() - 1, Math.floor(count / FILES_PER_WORKER)));
 }
 
 /** tsx's ESM register API (its `import` export: the CommonJS one misresolves when imported). */
@@ -53,51 +57,65 @@ function startWorker(options: ScanOptions): Worker {
 
 /**
  * Scans every file with a pool of worker threads, each loading the grammar once, and returns
- * the scans in input order. Workers are always terminated before this settles.
+ * the scans in input order. The calling thread takes batches too, so a worker's start-up
+ * (loading the wasm, or TypeScript under tsx) never leaves a core idle. Workers are always
+ * terminated before this settles.
  */
 export async function scanFiles(files: readonly ScanTarget[], options: ScanOptions, threads?: number): Promise<FileScan[]> {
   const count = workerCount(files.length, threads);
-  if (count === 0 || files.length === 0) {
-    const parser = await loadPythonParser();
-    try {
-      return files.map((f) => scanFile(parser, f.absolute, f.file, options));
-    } finally {
-      parser.delete();
-    }
-  }
   const batches: ScanTarget[][] = [];
   for (let i = 0; i < files.length; i += BATCH) batches.push(files.slice(i, i + BATCH));
   const results: FileScan[][] = new Array<FileScan[]>(batches.length);
   const workers: Worker[] = [];
   let next = 0;
+  let pending = batches.length;
+  let fail: ((error: unknown) => void) | undefined;
+  let finish: (() => void) | undefined;
+  const done = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  const settle = (batch: number, scans: FileScan[]): void => {
+    results[batch] = scans;
+    if (--pending === 0) finish!();
+  };
+  if (pending === 0) finish!();
   try {
-    await new Promise<void>((resolve, reject) => {
-      let pending = batches.length;
-      const feed = (worker: Worker): void => {
+    for (let i = 0; i < count && batches.length > 1; i++) {
+      const worker = startWorker(options);
+      workers.push(worker);
+      const feed = (): void => {
         if (next < batches.length) {
           const batch = next++;
           worker.postMessage({ batch, files: batches[batch]! } satisfies PoolRequest);
         }
       };
-      for (let i = 0; i < count; i++) {
-        const worker = startWorker(options);
-        workers.push(worker);
-        worker.on('message', (reply: PoolReply) => {
-          if (reply.type === 'grammar') return reject(new GrammarMismatchError(reply.diagnostic));
-          if (reply.type === 'scans') {
-            results[reply.batch] = reply.scans;
-            if (--pending === 0) return resolve();
-          }
-          feed(worker);
-        });
-        worker.on('error', reject);
-        worker.on('exit', (code) => {
-          if (pending > 0 && code !== 0) reject(new Error(`verify scan worker exited with code ${code}`));
-        });
+      worker.on('message', (reply: PoolReply) => {
+        if (reply.type === 'grammar') return fail!(new GrammarMismatchError(reply.diagnostic));
+        if (reply.type === 'scans') settle(reply.batch, reply.scans);
+        feed();
+      });
+      worker.on('error', (error) => fail!(error));
+      worker.on('exit', (code) => {
+        if (pending > 0 && code !== 0) fail!(new Error(`verify scan worker exited with code ${code}`));
+      });
+    }
+    const parser = await loadPythonParser();
+    try {
+      const bodies = new Set(options.bodies);
+      while (next < batches.length) {
+        const batch = next++;
+        settle(batch, batches[batch]!.map((f) => scanFile(parser, f.absolute, f.file, options, bodies)));
+        // let worker replies in between batches
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
-    });
+    } finally {
+      parser.delete();
+    }
+    await done;
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    // a worker still starting up can take a while to stop: do not make the caller wait for it
+    for (const worker of workers) void worker.terminate();
   }
   return results.flat();
 }

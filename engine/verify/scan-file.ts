@@ -11,6 +11,8 @@ export interface ScanOptions {
   maxFileBytes: number;
   /** Literals to look for inside string literals (env vars, CLI flags, entry-point groups). */
   needles: readonly string[];
+  /** Names of the functions whose bodies (calls, literals) are read: the ones assertions scope. */
+  bodies: readonly string[];
 }
 
 function readCapped(path: string, max: number): { bytes: Buffer } | { size: number } {
@@ -36,7 +38,7 @@ function readCapped(path: string, max: number): { bytes: Buffer } | { size: numb
  * and files over the cap are reported, not parsed; a file that does not parse still yields
  * every definition the parser recovered, with the error positions.
  */
-export function scanFile(parser: Parser, absolute: string, file: string, options: ScanOptions): FileScan {
+export function scanFile(parser: Parser, absolute: string, file: string, options: ScanOptions, bodies: ReadonlySet<string> = new Set(options.bodies)): FileScan {
   const empty = { file, syntaxErrors: [], errorOffsets: [], definitions: [], needles: [] };
   let read;
   try {
@@ -52,7 +54,7 @@ export function scanFile(parser: Parser, absolute: string, file: string, options
   const tree = parser.parse(text);
   if (!tree) throw new Error(`tree-sitter returned no tree for ${file}`);
   try {
-    return { file, status: 'parsed', bytes: bytes.length, sha256, ...extractTable(tree, text, options.needles) };
+    return { file, status: 'parsed', bytes: bytes.length, sha256, ...extractTable(tree, text, options.needles, bodies) };
   } finally {
     tree.delete();
   }

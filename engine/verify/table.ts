@@ -54,7 +54,9 @@ export interface FunctionDefinition extends DefinitionBase {
   decorators: string[];
   parameters: ParsedParameter[];
   returns?: string;
+  /** Calls in the body, for functions whose name an assertion scopes (empty for the others). */
   calls: CallSite[];
+  /** Compared, matched or returned string literals, for the same functions. */
   literals: LiteralSite[];
   /** `self.X = ...` targets in the body (for `__init__`: instance attributes). */
   selfAttributes: string[];

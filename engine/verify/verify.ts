@@ -31,6 +31,12 @@ function scopeFiles(a: SourceAssertion): string[] {
   return a.form === 'all' ? a.of.flatMap(scopeFiles) : [a.file];
 }
 
+/** The function names whose bodies assertions read (`GPUModelRunner.execute_model` → `execute_model`). */
+function scopedFunctions(a: SourceAssertion): string[] {
+  if (a.form === 'all') return a.of.flatMap(scopedFunctions);
+  return 'function' in a ? [a.function.split('.').pop() ?? a.function] : [];
+}
+
 function scanDiagnostics(scan: FileScan, maxFileBytes: number): Diagnostic[] {
   const site = { file: scan.file };
   switch (scan.status) {
@@ -90,7 +96,8 @@ export async function verifyEngine(options: VerifyOptions): Promise<VerifyReport
       known.add(file);
     }
   }
-  const scans = await scanFiles(targets, { maxFileBytes, needles: literalNeedles(interfaces) }, options.threads);
+  const bodies = [...new Set(gaps.flatMap((g) => scopedFunctions(g.assertion)))].sort();
+  const scans = await scanFiles(targets, { maxFileBytes, needles: literalNeedles(interfaces), bodies }, options.threads);
   for (const scan of scans) diagnostics.push(...scanDiagnostics(scan, maxFileBytes));
 
   const index = new ModuleIndex(tree, scans);

@@ -13,8 +13,9 @@ const { wasmPath, options } = workerData as { wasmPath: string; options: ScanOpt
 
 try {
   const parser = await loadPythonParser(wasmPath);
+  const bodies = new Set(options.bodies);
   port.on('message', (request: PoolRequest) => {
-    const scans = request.files.map((f) => scanFile(parser, f.absolute, f.file, options));
+    const scans = request.files.map((f) => scanFile(parser, f.absolute, f.file, options, bodies));
     port.postMessage({ type: 'scans', batch: request.batch, scans } satisfies PoolReply);
   });
   port.postMessage({ type: 'ready' } satisfies PoolReply);

@@ -10,7 +10,7 @@ async function resolverFor(files: Record<string, string>, pkg = 'eng'): Promise<
   const root = writeTree(scratchDir(), files);
   const tree = readSourceTree(root, pkg, []);
   assert.ok(tree);
-  const scans = await scanFiles(tree.files, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, needles: [] }, 0);
+  const scans = await scanFiles(tree.files, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, needles: [], bodies: [] }, 0);
   return new SymbolResolver(new ModuleIndex(tree, scans));
 }
 
