@@ -17,7 +17,7 @@ export { emitTypescriptRejections } from './rejections/typescript.js';
 export { buildWheel, wheelName } from './wheel/wheel.js';
 export { checkWheel } from './wheel/check.js';
 export { MANIFEST_NAME } from './manifest/manifest.js';
-export { asciiJson, pyJsonExpression, pyStringLiteral } from './python/literal.js';
+export { asciiJson, asciiJsonLines, pyJsonExpression, pyStringLiteral } from './python/literal.js';
 
 /** The default output folder, relative to the working directory. */
 export const DEFAULT_OUT_DIR = join('build', 'adapters');

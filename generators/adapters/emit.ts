@@ -24,6 +24,15 @@ DATA = ${pyJsonExpression(data)}
 
 /** The Python modules of one package, by file name (relative to the import package folder). */
 export function packageModules(pkg: AdapterPackage): { name: string; text: string }[] {
+  let cached = MODULES.get(pkg);
+  if (!cached) MODULES.set(pkg, (cached = renderModules(pkg)));
+  return cached;
+}
+
+/** Rendered once per planned package: the source tree and the wheel share them. */
+const MODULES = new WeakMap<AdapterPackage, { name: string; text: string }[]>();
+
+function renderModules(pkg: AdapterPackage): { name: string; text: string }[] {
   const modules: Record<string, string> = {
     '__init__.py': `${GENERATED_PY}${INIT_PY}`,
     '_data.py': DATA_PY(pkg.data),

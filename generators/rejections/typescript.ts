@@ -1,6 +1,6 @@
 import { Project, StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import type { RejectionTable } from './plan.js';
-import { asciiJson } from '../python/literal.js';
+import { asciiJsonLines } from '../python/literal.js';
 
 /** The header every generated TypeScript file starts with. */
 const HEADER = `/**
@@ -156,19 +156,26 @@ export function describe(entry: VerdictEntry): string {
 export function emitTypescriptRejections(table: RejectionTable): string {
   const project = new Project({ useInMemoryFileSystem: true, skipFileDependencyResolution: true });
   const file: SourceFile = project.createSourceFile('rejections.ts', '', { overwrite: true });
+  // ts-morph lays out the module; the (possibly large) JSON initializers are spliced into the
+  // printed text afterwards, so their size never goes through ts-morph's AST manipulation.
+  const data = { PINS: asciiJsonLines(table.pins).join('\n'), REJECTIONS: asciiJsonLines(table.rejections).join('\n') };
   file.addStatements(TYPES);
-  file.addVariableStatement({
-    kind: StructureKind.VariableStatement,
-    isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    declarations: [{ name: 'PINS', type: 'readonly PinData[]', initializer: asciiJson(table.pins, 2) }],
-  });
-  file.addVariableStatement({
-    kind: StructureKind.VariableStatement,
-    isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    declarations: [{ name: 'REJECTIONS', type: 'readonly RejectionData[]', initializer: asciiJson(table.rejections, 2) }],
-  });
+  for (const [name, type] of [['PINS', 'readonly PinData[]'], ['REJECTIONS', 'readonly RejectionData[]']] as const) {
+    file.addVariableStatement({
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      declarations: [{ name, type, initializer: placeholder(name) }],
+    });
+  }
   file.addStatements(FUNCTIONS);
-  return `${HEADER}${file.getFullText().replace(/\r\n/g, '\n').trimEnd()}\n`;
+  let text = file.getFullText().replace(/\r\n/g, '\n').trimEnd();
+  for (const [name, json] of Object.entries(data)) {
+    const parts = text.split(placeholder(name));
+    if (parts.length !== 2) throw new Error(`placeholder ${placeholder(name)} must occur once in the emitted module`);
+    text = parts.join(json);
+  }
+  return `${HEADER}${text}\n`;
 }
+
+const placeholder = (name: string) => `__ORBITKV_GENERATED_${name}__`;

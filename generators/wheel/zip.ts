@@ -11,7 +11,7 @@ const DOS_TIME = 0;
 const DOS_DATE = (0 << 9) | (1 << 5) | 1;
 
 /**
- * A deterministic zip: members in the given order, deflated at level 9, fixed timestamps,
+ * A deterministic zip: members in the given order, deflated at level 6, fixed timestamps,
  * regular-file permissions 0644, no extra fields.
  */
 export function writeZip(members: readonly ZipMember[]): Buffer {
@@ -20,7 +20,7 @@ export function writeZip(members: readonly ZipMember[]): Buffer {
   let offset = 0;
   for (const m of members) {
     const name = Buffer.from(m.name, 'utf8');
-    const data = deflateRawSync(m.bytes, { level: 9 });
+    const data = deflateRawSync(m.bytes, { level: 6 });
     const crc = crc32(m.bytes);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
