@@ -64,16 +64,19 @@ describe('generators/rejections: shared vectors, Python and TypeScript', functio
       });
 
       it('the TypeScript module gives the expected verdicts', async () => {
-        const mod = (await import(pathToFileURL(set.typescript()).href)) as { evaluate(p: unknown): { accepted: boolean; rejections: { id: string }[] } };
+        const mod = (await import(pathToFileURL(set.typescript()).href)) as {
+          evaluate(p: unknown): { accepted: boolean; rejections: { id: string }[] };
+          describe(entry: unknown): string;
+        };
         for (const { file, c } of cases) {
           const verdict = mod.evaluate(c.profile);
           assert.equal(verdict.accepted, c.expected.accepted, key(file, c));
           assert.deepEqual(verdict.rejections.map((r) => r.id), c.expected.rejections, key(file, c));
-          tsVerdicts.set(key(file, c), JSON.parse(JSON.stringify(verdict)));
+          tsVerdicts.set(key(file, c), { verdict: JSON.parse(JSON.stringify(verdict)), text: verdict.rejections.map((e) => mod.describe(e)) });
         }
       });
 
-      it('the Python checks (unittest) give identical verdicts on every vector', () => {
+      it('the Python checks (unittest) give identical verdicts and messages on every vector', () => {
         const out = join(tempDir('verdicts'), 'verdicts.json');
         unittest('test_vectors.py', { ORBITKV_PACKAGE_ROOTS: set.roots().join(':'), ORBITKV_VECTOR_FILES: set.files.join(':'), ORBITKV_VERDICTS_OUT: out });
         const python = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;

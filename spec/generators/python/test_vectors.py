@@ -45,7 +45,8 @@ class VectorTest(unittest.TestCase):
                     verdict = checks[profile["engine"]].evaluate(profile)
                     self.assertEqual(verdict["accepted"], case["expected"]["accepted"])
                     self.assertEqual([r["id"] for r in verdict["rejections"]], case["expected"]["rejections"])
-                    VectorTest.verdicts[key] = verdict
+                    module = checks[profile["engine"]]
+                    VectorTest.verdicts[key] = {"verdict": verdict, "text": [module.describe(e) for e in verdict["rejections"]]}
                     count += 1
         self.assertGreater(count, 0)
 
