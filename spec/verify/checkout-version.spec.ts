@@ -1,0 +1,71 @@
+import { strict as assert } from 'node:assert';
+import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from '../../engine/cli/main.js';
+import { verifyEngine } from '../../engine/verify/index.js';
+import { gitHead } from '../../engine/verify/checkout-version.js';
+import { captureIo } from '../support/io.js';
+import { REPO, checkout, embeddedRegistry, removeCheckouts, scratchDir } from './checkout.js';
+
+const PIN = 'e00930c5489053f26d86b179cee0d087f846acbb';
+const OTHER = '94602c9c2b7cbdb8efd5c52802dac6a1c180089e';
+
+describe("verify: the checkout's own version and commit", function () {
+  after(removeCheckouts);
+
+  it('reads the commit from .git: a branch ref, packed refs, a detached head, or a gitdir file', function () {
+    const root = scratchDir();
+    mkdirSync(join(root, '.git/refs/heads'), { recursive: true });
+    writeFileSync(join(root, '.git/HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(root, '.git/refs/heads/main'), `${PIN}\n`);
+    assert.equal(gitHead(root), PIN);
+    rmSync(join(root, '.git/refs/heads/main'));
+    writeFileSync(join(root, '.git/packed-refs'), `# pack-refs with: peeled fully-peeled sorted\n${OTHER} refs/heads/main\n`);
+    assert.equal(gitHead(root), OTHER);
+    writeFileSync(join(root, '.git/HEAD'), `${PIN}\n`);
+    assert.equal(gitHead(root), PIN);
+    const sub = scratchDir();
+    writeFileSync(join(sub, '.git'), `gitdir: ${join(root, '.git')}\n`);
+    assert.equal(gitHead(sub), PIN);
+    assert.equal(gitHead(scratchDir()), undefined);
+  });
+
+  it('a checkout at another commit: OKV6012, the checks still run', async function () {
+    const dir = checkout('sglang-0.5.21');
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(join(dir, '.git/HEAD'), `${OTHER}\n`);
+    const report = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 });
+    assert.deepEqual(report.diagnostics.map((d) => d.code), ['OKV6012']);
+    assert.equal(report.version?.commitMatches, false);
+    assert.equal(report.verdict, 'ok');
+  });
+
+  it('falls back to package metadata (pyproject.toml [project] version) when the version file says nothing', async function () {
+    const dir = checkout('sglang-0.5.21');
+    writeFileSync(join(dir, 'python/sglang/version.py'), 'def get_version():\n    return "?"\n');
+    const report = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 });
+    assert.equal(report.version?.version, '0.5.21');
+    assert.equal(report.version?.versionFrom, 'python/pyproject.toml');
+  });
+
+  it('a checkout that does not say its version: OKV6013, and --record refuses to bind it to a profile (OKV6014)', async function () {
+    const dir = checkout('sglang-0.5.21');
+    writeFileSync(join(dir, 'python/sglang/version.py'), '__version__ = "dev"\n');
+    rmSync(join(dir, 'python/pyproject.toml'));
+    const report = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 });
+    assert.deepEqual(report.diagnostics.map((d) => d.code), ['OKV6013']);
+    const registryDir = join(scratchDir(), 'contracts');
+    cpSync(join(REPO, 'contracts'), registryDir, { recursive: true });
+    const io = captureIo(REPO, { USER: 'ci' });
+    assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', dir, '--registry', registryDir, '--record'], io), 1);
+    assert.match(io.stdout, /OKV6014/);
+  });
+
+  it('a file that cannot be read is reported (OKV6010) and skipped', async function () {
+    const dir = checkout('sglang-0.5.21');
+    symlinkSync('does-not-exist.py', join(dir, 'python/sglang/srt/dangling.py'));
+    const report = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 });
+    assert.deepEqual(report.diagnostics.map((d) => `${d.code} ${d.file}`), ['OKV6010 python/sglang/srt/dangling.py']);
+    assert.equal(report.verdict, 'ok');
+  });
+});
