@@ -1,24 +1,16 @@
 import { join } from 'node:path';
 import { type Diagnostic, errorCount } from '../engine/diagnostics/index.js';
 import type { Registry } from '../engine/registry/index.js';
-import { type GeneratedFile, emitPackage } from './adapters/emit.js';
-import { type AdapterPlan, planAdapters } from './adapters/plan.js';
-import { driftOf, manifestFile, writeGenerated } from './manifest/manifest.js';
-import { rejectionTable } from './rejections/plan.js';
-import { emitTypescriptRejections } from './rejections/typescript.js';
-import { buildWheel, wheelName } from './wheel/wheel.js';
+import { type AdapterPlan, type GeneratedFile, emitPackage, planAdapters } from './adapters/index.js';
+import { driftOf, manifestFile, writeGenerated } from './manifest/index.js';
+import { emitTypescriptRejections, rejectionTable } from './rejections/index.js';
+import { buildWheel, wheelName } from './wheel/index.js';
 
-export { planAdapters, wheelRules, type AdapterPackage, type AdapterPlan } from './adapters/plan.js';
-export { type GeneratedFile } from './adapters/emit.js';
-export { ADAPTER_TEMPLATES } from './adapters/templates.js';
-export { signatureFingerprint } from './adapters/signature.js';
-export { rejectionTable, type RejectionTable, type RejectionData } from './rejections/plan.js';
-export { emitTypescriptRejections } from './rejections/typescript.js';
-export { buildWheel, wheelName } from './wheel/wheel.js';
-export { checkWheel } from './wheel/check.js';
-export { MANIFEST_NAME } from './manifest/manifest.js';
-export { asciiJson, asciiJsonLines, pyJsonExpression, pyStringLiteral } from './python/literal.js';
-
+export { ADAPTER_TEMPLATES, planAdapters, signatureFingerprint, wheelRules, type AdapterPackage, type AdapterPlan, type GeneratedFile } from './adapters/index.js';
+export { REJECTIONS_PY, emitTypescriptRejections, rejectionTable, type RejectionData, type RejectionTable } from './rejections/index.js';
+export { buildWheel, checkWheel, readZip, recordHash, wheelName, writeZip, type ZipMember } from './wheel/index.js';
+export { MANIFEST_NAME } from './manifest/index.js';
+export { asciiJson, asciiJsonLines, pyJsonExpression, pyStringLiteral } from './python/index.js';
 /** The default output folder, relative to the working directory. */
 export const DEFAULT_OUT_DIR = join('build', 'adapters');
 /** The adapter packages' version when none is given. */

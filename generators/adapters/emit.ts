@@ -1,5 +1,5 @@
-import { pyJsonExpression, tomlString } from '../python/literal.js';
-import { REJECTIONS_PY } from '../rejections/python.js';
+import { pyJsonExpression, tomlString } from '../python/index.js';
+import { REJECTIONS_PY } from '../rejections/index.js';
 import { GENERATED_PY, INIT_PY, MANAGER_PY, PREFLIGHT_PY } from './common.js';
 import type { AdapterPackage } from './plan.js';
 

@@ -1,7 +1,7 @@
 import { diagnose, type Diagnostic } from '../../engine/diagnostics/index.js';
 import type { EngineContract, LazyImportRule, WheelContentsRule } from '../../engine/model/index.js';
 import type { Registry } from '../../engine/registry/index.js';
-import { rejectionTable } from '../rejections/plan.js';
+import { rejectionTable } from '../rejections/index.js';
 import { type AdapterTemplate, type TemplateContext, REGISTRY_HOOK_TYPES } from './template.js';
 import { ADAPTER_TEMPLATES } from './templates.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { diagnose, type Diagnostic } from '../../engine/diagnostics/index.js';
-import type { GeneratedFile } from '../adapters/emit.js';
+import type { GeneratedFile } from '../adapters/index.js';
 
 /** The manifest's file name inside the output folder. */
 export const MANIFEST_NAME = 'MANIFEST.json';

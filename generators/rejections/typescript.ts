@@ -1,6 +1,6 @@
 import { Project, StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import type { RejectionTable } from './plan.js';
-import { asciiJsonLines } from '../python/literal.js';
+import { asciiJsonLines } from '../python/index.js';
 
 /** The header every generated TypeScript file starts with. */
 const HEADER = `/**

@@ -1,6 +1,6 @@
 import { diagnose, type Diagnostic } from '../../engine/diagnostics/index.js';
 import type { Registry } from '../../engine/registry/index.js';
-import { planAdapters, wheelRules } from '../adapters/plan.js';
+import { planAdapters, wheelRules } from '../adapters/index.js';
 import { globToRegExp } from './glob.js';
 import { recordHash } from './wheel.js';
 import { type ZipMember, readZip } from './zip.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { packageModules, summary } from '../adapters/emit.js';
-import type { AdapterPackage } from '../adapters/plan.js';
+import { packageModules, summary } from '../adapters/index.js';
+import type { AdapterPackage } from '../adapters/index.js';
 import { type ZipMember, writeZip } from './zip.js';
 
 /** `sha256=<urlsafe base64, unpadded>` as RECORD writes it. */

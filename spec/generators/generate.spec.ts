@@ -108,6 +108,17 @@ describe('generators: generate, manifest and --check', function () {
       assert.deepEqual(result.written, [], 'nothing is written when planning fails');
     });
 
+    it('names a consumed symbol the engine template needs that the interface contract does not list', () => {
+      const dir = registryWith('interfaces/interface.sglang.unified-cache.yaml', (doc) => {
+        const symbols = doc.get('symbols') as { items: { get(k: string): unknown }[] };
+        symbols.items = symbols.items.filter((item) => item.get('target') !== '--radix-cache-backend');
+      });
+      const { diagnostics, plan } = renderAdapters(registryAt(dir));
+      assert.deepEqual(codes(diagnostics), ['OKV5006']);
+      assert.match(diagnostics[0]!.message, /--radix-cache-backend/);
+      assert.deepEqual(plan.packages.map((p) => p.engine.name), ['vllm'], 'the other engine still generates');
+    });
+
     it('rejects a kept registry hook without a signature', () => {
       const dir = registryWith('hooks/hook.sglang.prefill-add-one-req.yaml', (doc) => doc.delete('signature'));
       assert.deepEqual(codes(renderAdapters(registryAt(dir)).diagnostics), ['OKV5005']);

@@ -8,8 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadRegistry, type Registry } from '../../engine/registry/index.js';
-import { generateAdapters, pyJsonExpression, type RejectionTable } from '../../generators/index.js';
-import { REJECTIONS_PY } from '../../generators/rejections/python.js';
+import { REJECTIONS_PY, generateAdapters, pyJsonExpression, type RejectionTable } from '../../generators/index.js';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const PYTHON = process.env.ORBITKV_TEST_PYTHON ?? 'python3';

@@ -3,9 +3,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../engine/cli/main.js';
 import type { LazyImportRule } from '../../engine/model/index.js';
-import { checkWheel, planAdapters, wheelRules } from '../../generators/index.js';
-import { recordHash } from '../../generators/wheel/wheel.js';
-import { type ZipMember, readZip, writeZip } from '../../generators/wheel/zip.js';
+import { type ZipMember, checkWheel, planAdapters, readZip, recordHash, wheelRules, writeZip } from '../../generators/index.js';
 import { captureIo } from '../support/io.js';
 import { REPO, embeddedRegistry, generatedOnce, python, tempDir, venvOnce } from './support.js';
 

@@ -1,5 +1,5 @@
 import { diagnose, type Diagnostic } from '../../../engine/diagnostics/index.js';
-import { gateSteps } from '../../rejections/plan.js';
+import { gateSteps } from '../../rejections/index.js';
 import { signatureFingerprint } from '../signature.js';
 import { type AdapterTemplate, type TemplateContext, type TemplateData, REGISTRY_HOOK_TYPES, consumedSymbol, splitDotted } from '../template.js';
 import { HOOKS_PY } from './hooks.py.js';
@@ -13,9 +13,14 @@ const SYMBOLS = {
   radixBackend: 'register_radix_cache_backend',
   linkerBase: 'UnifiedCacheLinker',
 } as const;
-/** How the radix cache backend is selected on the command line, and how server args are parsed. */
+/** The consumed CLI flag that selects a radix cache backend (must be listed by the interface contract). */
 const SELECT_FLAG = '--radix-cache-backend';
-const SERVER_ARGS = { module: 'sglang.srt.server_args', name: 'prepare_server_args' };
+/**
+ * SGLang's own server-argument parser, used (only when OrbitKV is selected) to read the facts
+ * the rejections need at plugin start-up. Listed as a consumed symbol it is taken from the
+ * contract; until then this is the template's default.
+ */
+const SERVER_ARGS = 'sglang.srt.server_args.prepare_server_args';
 
 function data(context: TemplateContext): TemplateData {
   const diagnostics: Diagnostic[] = [];
@@ -26,6 +31,10 @@ function data(context: TemplateContext): TemplateData {
       return { module: '', name: '' };
     }
     return splitDotted(found.target);
+  };
+  const missing = (what: string): string => {
+    diagnostics.push(diagnose('templateSymbolMissing', { contract: context.engine.id }, what));
+    return '';
   };
   const register = need(SYMBOLS.register);
   const linkers = context.interfaces
@@ -51,8 +60,8 @@ function data(context: TemplateContext): TemplateData {
   return {
     data: {
       backendName: context.product,
-      selectFlag: SELECT_FLAG,
-      serverArgs: SERVER_ARGS,
+      selectFlag: consumedSymbol(context, SELECT_FLAG)?.target ?? missing(`${SELECT_FLAG} (cli-flag)`),
+      serverArgs: splitDotted(consumedSymbol(context, 'prepare_server_args')?.target ?? SERVER_ARGS),
       hookRegistry: { ...splitDotted(register.module), method: register.name },
       hookType: need(SYMBOLS.hookType),
       radixBackend: need(SYMBOLS.radixBackend),

@@ -1,0 +1,1 @@
+export { asciiJson, asciiJsonLines, pyJsonExpression, pyStringLiteral, tomlString } from './literal.js';
