@@ -89,6 +89,16 @@ describe('generators: generate, manifest and --check', function () {
     assert.equal(await runCli(['generate', '--adapter-version', 'not a version'], captureIo(REPO)), 2);
   });
 
+  it('the CLI generates nothing from a registry with semantic errors', async () => {
+    const dir = registryWith('rejections/rejection.vllm.multi-group.yaml', (doc) => doc.set('justifiedBy', ['gap.does-not-exist']));
+    const out = join(tempDir('invalid'), 'out');
+    const io = captureIo(REPO);
+    assert.equal(await runCli(['generate', '--registry', dir, '--out', out, '--format', 'json'], io), 1);
+    assert.ok(!existsSync(out), 'nothing written');
+    const report = JSON.parse(io.stderr) as { diagnostics: { severity: string; contract?: string }[] };
+    assert.ok(report.diagnostics.length > 0 && report.diagnostics.every((d) => d.severity === 'error'));
+  });
+
   describe('planning diagnostics (the registry is data)', () => {
     it('warns for a runtime engine without a template and generates the others', () => {
       const dir = registryWith('engines/engine.lmcache.yaml', (doc) => doc.set('role', 'runtime'));

@@ -6,7 +6,8 @@ const USAGE = `usage: orbitkv generate [--registry DIR] [--out DIR] [--check] [-
                         [--adapter-version V] [--format text|json|github]
 
 Generates the vLLM and SGLang adapter packages (orbitkv-vllm, orbitkv-sglang), the TypeScript
-rejection module and a manifest of sha256 hashes from the contracts.
+rejection module and a manifest of sha256 hashes from the contracts. A registry with errors
+(reading, schema or semantic validation) generates nothing.
   --registry DIR        registry folder (default: ./contracts, else the embedded registry)
   --out DIR             output folder (default: build/adapters)
   --check               write nothing; exit 1 naming every file that is missing, out of date,
@@ -50,9 +51,12 @@ export const command: CommandModule = {
     if (!(DIAGNOSTIC_FORMATS as readonly string[]).includes(format)) throw new UsageError(`unknown --format '${format}'`, `use one of: ${DIAGNOSTIC_FORMATS.join(', ')}`);
     const version = values['adapter-version'];
     if (version !== undefined && !/^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?(\.dev\d+)?$/.test(version)) throw new UsageError(`--adapter-version '${version}' is not a PEP 440 version`, 'e.g. --adapter-version 0.2.0');
-    const { loadRegistry, resolveRegistryDir } = await import('../../registry/index.js');
+    const { loadRegistry, resolveRegistryDir, validateRegistry } = await import('../../registry/index.js');
     const { generateAdapters, DEFAULT_OUT_DIR } = await import('../../../generators/index.js');
-    const { registry, diagnostics: loaded } = loadRegistry(resolveRegistryDir(io.cwd, values.registry));
+    const { registry, diagnostics: read } = loadRegistry(resolveRegistryDir(io.cwd, values.registry));
+    // Generating from a registry with semantic errors (dangling references, disagreeing pins)
+    // would emit wrong checks; warnings (a recheck due) are `validate`'s business.
+    const loaded = errorCount(read) > 0 ? read : [...read, ...validateRegistry(registry)].filter((d) => d.severity === 'error');
     const show = (diagnostics: Parameters<typeof formatDiagnostics>[0], stream: 'out' | 'err') => {
       if (diagnostics.length === 0) return;
       io[stream](formatDiagnostics(diagnostics, { format: format as (typeof DIAGNOSTIC_FORMATS)[number], root: registry.root, cwd: io.cwd, color: io.isTty }));
@@ -69,7 +73,7 @@ export const command: CommandModule = {
       wheel: values.wheel ?? false,
       ...(version !== undefined ? { version } : {}),
     });
-    const findings = [...loaded, ...result.diagnostics, ...result.drift];
+    const findings = [...result.diagnostics, ...result.drift];
     show(findings, 'err');
     if (errorCount(result.diagnostics) > 0) return EXIT.failed;
     if (values.check) {
