@@ -140,6 +140,19 @@ export function evaluate(profile: EngineProfile): Verdict {
   return { engine: profile.engine, accepted: pin !== null && pin.matches && rejections.length === 0, pin, rejections };
 }
 
+/** Why a handshake profile is malformed (same rules as the Python preflight), or undefined. */
+export function profileProblem(profile: unknown): string | undefined {
+  if (profile === null || typeof profile !== 'object' || Array.isArray(profile)) return 'the profile must be a JSON object';
+  const p = profile as Record<string, unknown>;
+  if (typeof p.engine !== 'string') return 'the profile needs "engine": a string';
+  if (typeof p.version !== 'string') return 'the profile needs "version": a string';
+  const env = p.env === undefined ? {} : p.env;
+  if (env === null || typeof env !== 'object' || Array.isArray(env) || !Object.values(env).every((v) => typeof v === 'string')) return '"env" must be an object of strings';
+  const config = p.config === undefined ? {} : p.config;
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return '"config" must be an object';
+  return undefined;
+}
+
 /** One rejection as text: contract, what is unsupported, what instead, its reopening gate. */
 export function describe(entry: VerdictEntry): string {
   const gate = entry.gate.length === 0

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Registry } from '../../engine/registry/index.js';
 import { emitTypescriptRejections, rejectionTable } from '../../generators/index.js';
-import { REPO, checksPackage, embeddedRegistry, generatedOnce, packageRoots, registryAt, tempDir, unittest } from './support.js';
+import { REPO, checksPackage, embeddedRegistry, generatedOnce, packageRoots, python, registryAt, tempDir, unittest } from './support.js';
 
 interface VectorCase {
   name: string;
@@ -86,6 +86,17 @@ describe('generators/rejections: shared vectors, Python and TypeScript', functio
       });
     });
   }
+
+  it('both languages find the same malformed profiles', async () => {
+    const file = join(tempDir('ts-problems'), 'rejections.ts');
+    writeFileSync(file, emitTypescriptRejections(rejectionTable(embeddedRegistry())));
+    const mod = (await import(pathToFileURL(file).href)) as { profileProblem(p: unknown): string | undefined };
+    const profiles: unknown[] = [null, [], 'x', {}, { engine: 'vllm' }, { engine: 'vllm', version: 1 }, { engine: 'vllm', version: '1', env: { A: 1 } }, { engine: 'vllm', version: '1', env: [] }, { engine: 'vllm', version: '1', config: [] }, { engine: 'vllm', version: '1', env: null }, { engine: 'vllm', version: '1', config: null }, { engine: 'vllm', version: '1' }, { engine: 'vllm', version: '1', env: { A: 'b' }, config: { x: {} } }];
+    const script = 'import json, sys\nsys.path[:0] = sys.argv[2:]\nfrom orbitkv_vllm import rejections\nprint(json.dumps([rejections.profile_problem(p) for p in json.loads(sys.argv[1])]))';
+    const r = python(['-c', script, JSON.stringify(profiles), ...packageRoots(generatedOnce())]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), profiles.map((p) => mod.profileProblem(p) ?? null));
+  });
 
   it('the V2 runner switch is covered in all its states: unset, 0, 1 and the config flag', () => {
     const v2 = readCases(join(VECTORS, 'rejections', 'vllm.v2-model-runner.json'));
