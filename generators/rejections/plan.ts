@@ -67,13 +67,16 @@ export function rejectionTable(registry: Registry, engines?: readonly string[]):
   return { pins, rejections };
 }
 
-/** The reopening or removal gates of the named contracts (gaps and hooks; other kinds have none). */
+/**
+ * The reopening gates of the named gaps and the removal gates of the named kept hooks (a
+ * removed hook's gate was already met; other kinds have none).
+ */
 export function gateSteps(registry: Registry, ids: readonly string[]): GateStep[] {
   const steps: GateStep[] = [];
   for (const id of ids) {
     const c = registry.get(id);
     if (c?.kind === 'gap') steps.push(step(id, c.reopening));
-    else if (c?.kind === 'hook') steps.push(step(id, c.removalGate));
+    else if (c?.kind === 'hook' && c.disposition.state === 'kept') steps.push(step(id, c.removalGate));
   }
   return steps;
 }
