@@ -1,4 +1,6 @@
 import { strict as assert } from 'node:assert';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli } from '../../engine/cli/main.js';
 import { verifyEngine, type TargetCheck, type VerifyReport } from '../../engine/verify/index.js';
 import { captureIo } from '../support/io.js';
@@ -83,6 +85,29 @@ describe('verify: drifted engine trees flip the right results', function () {
     const results = target(report, 'interface.vllm.kv-connector', 'v1.base.KVConnectorTransferResults');
     assert.equal(results.location?.file, 'vllm/distributed/kv_transfer/kv_connector/v1/worker_side.py', 'followed the re-export in base.py');
     othersHold(report, []);
+  });
+
+  it('a method defined only under a run-time condition: its symbol and the assertions scoped to it are unresolvable', async function () {
+    const source = checkout('sglang-0.5.21');
+    const file = join(source, 'python/sglang/srt/disaggregation/decode.py');
+    const text = readFileSync(file, 'utf8');
+    // indent the method one level under `if`, up to the next top-level class
+    const from = text.indexOf('    def resolve_deferred_releases');
+    const to = text.indexOf('\nclass ', from);
+    const method = text.slice(from, to).replace(/^(?=.)/gm, '    ');
+    writeFileSync(file, `${text.slice(0, from)}    if envs.SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE.get():\n${method}${text.slice(to)}`);
+    const report = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source, threads: 0 });
+    assert.deepEqual(report.diagnostics, []);
+    const symbol = target(report, 'interface.sglang.pd-candidate', 'resolve_deferred_releases');
+    assert.equal(symbol.outcome, 'unresolvable-statically');
+    assert.equal(symbol.reason, 'conditional-definition');
+    for (const id of ['gap.sglang.deferred-release-timeout', 'gap.sglang.pd-deferred-release']) {
+      const gap = report.assertions.find((a) => a.contract === id)!;
+      assert.equal(gap.outcome, 'unresolvable', id);
+      assert.equal(gap.parts?.[0]?.outcome, 'unresolvable');
+    }
+    assert.equal(report.assertions.find((a) => a.contract === 'gap.sglang.pd-deferred-release')?.parts?.[1]?.outcome, 'holds', 'the symbol part elsewhere still holds');
+    othersHold(report, ['interface.sglang.pd-candidate', 'gap.sglang.deferred-release-timeout', 'gap.sglang.pd-deferred-release']);
   });
 
   it('syntax errors: reported with positions; a target inside the broken class is unresolvable, the rest still checked', async function () {
