@@ -66,8 +66,7 @@ function safeList(dir: string): string[] {
   }
 }
 
-/** The commit `.git/HEAD` points at (a folder, or a `gitdir:` file as in submodules and worktrees). */
-export function gitHead(root: string): string | undefined {
+function gitDirs(root: string): { gitDir: string; common: string } | undefined {
   let gitDir = join(root, '.git');
   try {
     if (statSync(gitDir).isFile()) {
@@ -75,33 +74,80 @@ export function gitHead(root: string): string | undefined {
       if (!m) return undefined;
       gitDir = resolve(root, m[1]!.trim());
     }
-    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
-    const ref = /^ref:\s*(.+)$/.exec(head)?.[1];
-    if (!ref) return /^[0-9a-f]{40}$/.test(head) ? head : undefined;
     const common = existsSync(join(gitDir, 'commondir')) ? resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim()) : gitDir;
-    for (const dir of [gitDir, common]) {
-      const file = join(dir, ref);
-      if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-    }
-    const packed = readFileSync(join(common, 'packed-refs'), 'utf8');
-    return new RegExp(`^([0-9a-f]{40}) ${ref.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm').exec(packed)?.[1];
+    return { gitDir, common };
   } catch {
     return undefined;
   }
 }
 
+/** Every ref of a repository: loose files under refs/ and packed refs (tags resolved to their commits). */
+function gitRefs(common: string): Map<string, string> {
+  const refs = new Map<string, string>();
+  try {
+    let last = '';
+    for (const line of readFileSync(join(common, 'packed-refs'), 'utf8').split('\n')) {
+      const peeled = /^\^([0-9a-f]{40})$/.exec(line);
+      if (peeled && last) refs.set(last, peeled[1]!);
+      const m = /^([0-9a-f]{40}) (\S+)$/.exec(line);
+      if (m) refs.set((last = m[2]!), m[1]!);
+    }
+  } catch {
+    // no packed refs
+  }
+  const walk = (dir: string, prefix: string): void => {
+    for (const e of safeList(join(common, dir))) {
+      const rel = `${prefix}${e}`;
+      const path = join(common, dir, e);
+      if (statSync(path).isDirectory()) walk(join(dir, e), `${rel}/`);
+      else refs.set(rel, readFileSync(path, 'utf8').trim());
+    }
+  };
+  walk('refs', 'refs/');
+  return refs;
+}
+
+/** The commit `.git/HEAD` points at (a folder, or a `gitdir:` file as in submodules and worktrees). */
+export function gitHead(root: string): string | undefined {
+  const dirs = gitDirs(root);
+  if (!dirs) return undefined;
+  try {
+    const head = readFileSync(join(dirs.gitDir, 'HEAD'), 'utf8').trim();
+    const ref = /^ref:\s*(.+)$/.exec(head)?.[1];
+    if (!ref) return /^[0-9a-f]{40}$/.test(head) ? head : undefined;
+    const loose = join(dirs.gitDir, ref);
+    if (existsSync(loose)) return readFileSync(loose, 'utf8').trim();
+    return gitRefs(dirs.common).get(ref);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A release tag (`v0.31.0`, `0.5.21`) on the commit, as release checkouts have. */
+export function gitTagVersion(root: string, commit: string): { value: string; file: string } | undefined {
+  const dirs = gitDirs(root);
+  if (!dirs) return undefined;
+  for (const [ref, target] of gitRefs(dirs.common)) {
+    const m = /^refs\/tags\/v?(\d+(?:\.\d+)+(?:\.post\d+)?)$/.exec(ref);
+    if (m && target === commit) return { value: m[1]!, file: `.git ${ref}` };
+  }
+  return undefined;
+}
+
 /**
  * What the checkout says about its version: the engine's version file (following a re-export
  * such as `from ._version import __version__`), else package metadata (`pyproject.toml`
- * `[project] version`, PKG-INFO); the commit from `.git`, else a commit id in the version file.
+ * `[project] version`, PKG-INFO), else a release tag on the checked-out commit (a git checkout
+ * of vLLM has no generated `_version.py`); the commit from `.git`, else a commit id in the
+ * version file.
  */
 export function checkoutVersion(engine: EngineContract, index: ModuleIndex): CheckoutVersion {
   const tree = index.tree;
   const versionModule = engine.versionFile ? index.byFile.get(engine.versionFile) : undefined;
   const fromFile = versionModule && assignedString(index, versionModule, VERSION_NAMES, (v) => RELEASED.test(v));
   const fromMetadata = fromFile ? undefined : metadataVersion([tree.root, join(tree.root, tree.importRoot), dirname(join(tree.root, tree.packageDir))]);
-  const version = fromFile ?? fromMetadata;
   const gitCommit = gitHead(tree.root);
+  const version = fromFile ?? fromMetadata ?? (gitCommit ? gitTagVersion(tree.root, gitCommit) : undefined);
   const commitHolders = [fromFile?.module, versionModule].filter((m): m is ModuleInfo => m !== undefined);
   const fileCommit = gitCommit ? undefined : commitHolders.map((m) => assignedString(index, m, COMMIT_NAMES, (v) => /^g?[0-9a-f]{7,40}$/.test(v))).find(Boolean);
   const commit = gitCommit ?? fileCommit?.value.replace(/^g(?=[0-9a-f]{7})/, '');

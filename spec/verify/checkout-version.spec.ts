@@ -30,6 +30,22 @@ describe("verify: the checkout's own version and commit", function () {
     assert.equal(gitHead(scratchDir()), undefined);
   });
 
+  it('a git checkout without the generated version file: the release tag on HEAD gives the version', async function () {
+    const dir = checkout('vllm-0.31.0');
+    rmSync(join(dir, 'vllm/_version.py'));
+    const vllmPin = 'db9527a46873454610df6dbedf79a36d6bf1a7f6';
+    const tagObject = '1111111111111111111111111111111111111111';
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(join(dir, '.git/HEAD'), `${vllmPin}\n`);
+    writeFileSync(join(dir, '.git/packed-refs'), `# pack-refs with: peeled fully-peeled sorted\n${OTHER} refs/tags/v0.30.0\n${tagObject} refs/tags/v0.31.0\n^${vllmPin}\n`);
+    const report = await verifyEngine({ registry: embeddedRegistry(), engine: 'vllm', source: dir, threads: 0 });
+    assert.equal(report.version?.version, '0.31.0');
+    assert.equal(report.version?.versionFrom, '.git refs/tags/v0.31.0');
+    assert.equal(report.version?.commit, vllmPin);
+    assert.equal(report.version?.commitMatches, true);
+    assert.deepEqual(report.diagnostics, []);
+  });
+
   it('a checkout at another commit: OKV6012, the checks still run', async function () {
     const dir = checkout('sglang-0.5.21');
     mkdirSync(join(dir, '.git'));
