@@ -11,7 +11,8 @@ rejection module and a manifest of sha256 hashes from the contracts. A registry 
   --registry DIR        registry folder (default: ./contracts, else the embedded registry)
   --out DIR             output folder (default: build/adapters)
   --check               write nothing; exit 1 naming every file that is missing, out of date,
-                        edited by hand or stale
+                        edited by hand or stale (give the same --wheel/--adapter-version as
+                        the generation it checks)
   --dry-run             write nothing; list what would be written and removed
   --wheel               also write installable wheels to <out>/wheels/
   --adapter-version V   version of the generated packages (default: 0.1.0)
@@ -84,7 +85,7 @@ export const command: CommandModule = {
     const verb = values['dry-run'] ? 'would write' : 'wrote';
     for (const f of result.written) io.out(`${verb} ${f}\n`);
     for (const f of result.removed) io.out(`${values['dry-run'] ? 'would remove' : 'removed'} ${f} (stale)\n`);
-    io.out(`generate: ${result.files.length} files in ${outDir} (${result.written.length} ${verb}, ${result.removed.length} removed)\n`);
+    io.out(`generate: ${result.files.length} files in ${outDir} (${result.written.length} ${verb}, ${result.removed.length} ${values['dry-run'] ? 'would be removed' : 'removed'})\n`);
     return EXIT.ok;
   },
 };
