@@ -1,9 +1,8 @@
 import type { EvidenceDraft, EvidenceProfile } from '../model/index.js';
 import type { AssertionCheck, TargetCheck, TargetOutcome, VerifyReport } from './report.js';
 
-type RecordedTarget = Exclude<TargetOutcome, 'not-applicable'>;
 /** Worst first: the result a contract with several checked symbols records. */
-const SEVERITY: RecordedTarget[] = ['missing', 'signature-changed', 'unresolvable-statically', 'present'];
+const SEVERITY: TargetOutcome[] = ['missing', 'signature-changed', 'unresolvable-statically', 'present'];
 
 export interface EvidenceOptions {
   /** Who records (a person, a team, a CI job). */
@@ -34,18 +33,16 @@ export function profileOf(report: VerifyReport): { profile: EvidenceProfile } | 
   return { profile: { engines: { [report.engine]: { version: v.version, ...(commit ? { commit } : {}) } } } };
 }
 
-function targetRecord(report: VerifyReport, profile: EvidenceProfile, contract: string, checks: TargetCheck[], options: EvidenceOptions): EvidenceDraft | undefined {
-  const recorded = checks.filter((c): c is TargetCheck & { outcome: RecordedTarget } => c.outcome !== 'not-applicable');
-  if (recorded.length === 0) return undefined;
-  const result = SEVERITY.find((s) => recorded.some((c) => c.outcome === s))!;
-  const off = recorded.filter((c) => c.outcome !== 'present').map((c) => `${c.target}: ${c.outcome}${c.detail ? ` (${c.detail})` : ''}`);
+function targetRecord(report: VerifyReport, profile: EvidenceProfile, contract: string, checks: TargetCheck[], options: EvidenceOptions): EvidenceDraft {
+  const result = SEVERITY.find((s) => checks.some((c) => c.outcome === s))!;
+  const off = checks.filter((c) => c.outcome !== 'present').map((c) => `${c.target}: ${c.outcome}${c.detail ? ` (${c.detail})` : ''}`);
   return {
     at: options.at,
     actor: options.actor,
     type: 'verify.target',
     subject: contract,
     profile,
-    data: { result, files: filesOf(report, recorded.flatMap((c) => c.files)), note: off.length ? off.join('; ') : `${recorded.length} target(s) present` },
+    data: { result, files: filesOf(report, checks.flatMap((c) => c.files)), note: off.length ? off.join('; ') : `${checks.length} target(s) present` },
   };
 }
 
@@ -73,10 +70,7 @@ export function evidenceDrafts(report: VerifyReport, options: EvidenceOptions): 
   const byContract = new Map<string, TargetCheck[]>();
   for (const t of report.targets) byContract.set(t.contract, [...(byContract.get(t.contract) ?? []), t]);
   const drafts: EvidenceDraft[] = [];
-  for (const [contract, checks] of byContract) {
-    const draft = targetRecord(report, bound.profile, contract, checks, options);
-    if (draft) drafts.push(draft);
-  }
+  for (const [contract, checks] of byContract) drafts.push(targetRecord(report, bound.profile, contract, checks, options));
   for (const a of report.assertions) drafts.push(assertionRecord(report, bound.profile, a, options));
   return { drafts };
 }

@@ -3,8 +3,11 @@ import type { SourceAssertion, SymbolKind } from '../model/index.js';
 import type { MissingReason, UnresolvableReason } from './resolve.js';
 import type { SignatureDiff } from './signature.js';
 
-/** The result of checking one hook target or consumed symbol. Never a guess. */
-export type TargetOutcome = 'present' | 'missing' | 'signature-changed' | 'unresolvable-statically' | 'not-applicable';
+/**
+ * The result of checking one hook target or consumed symbol. Never a guess. Env vars, CLI
+ * flags and entry-point groups are checked too, as literals in the tree (see `TargetChecker`).
+ */
+export type TargetOutcome = 'present' | 'missing' | 'signature-changed' | 'unresolvable-statically';
 
 /** The result of evaluating one gap's source assertion (or one part of it). */
 export type AssertionOutcome = 'holds' | 'no-longer-holds' | 'unresolvable';
@@ -34,7 +37,7 @@ export interface TargetCheck {
   /** Where it was inherited from (`pkg.mod.Base`), when found on a base class. */
   inheritedFrom?: string;
   /** Why it is missing or unresolvable. */
-  reason?: UnresolvableReason | MissingReason | 'kind-changed' | 'not-python';
+  reason?: UnresolvableReason | MissingReason | 'kind-changed';
   /** Words for the reader. */
   detail?: string;
   /** For `signature-changed`. */

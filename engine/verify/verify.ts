@@ -114,7 +114,7 @@ export async function verifyEngine(options: VerifyOptions): Promise<VerifyReport
 
   const files: Record<string, string> = {};
   for (const scan of scans) if (scan.sha256) files[scan.file] = scan.sha256;
-  const failing = targetChecks.some((t) => !t.informational && t.outcome !== 'present' && t.outcome !== 'not-applicable') || assertionChecks.some((a) => a.outcome !== 'holds');
+  const failing = targetChecks.some((t) => !t.informational && t.outcome !== 'present') || assertionChecks.some((a) => a.outcome !== 'holds');
   return {
     ...base,
     source: tree.root,
