@@ -93,7 +93,7 @@ export class AssertionEvaluator {
     // absent: decisive only when the enclosing scope itself exists
     const parent = symbol.split('.').slice(0, -1).join('.');
     if (parent && !this.resolver.resolveInFile(file, parent).found) return { outcome: 'unresolvable', detail: `scope ${parent} not found in ${file}`, files: r.files };
-    return { outcome: present ? 'no-longer-holds' : 'holds', detail: `${symbol} not found (${r.detail})`, files: r.files };
+    return { outcome: present ? 'no-longer-holds' : 'holds', detail: `not found: ${r.detail}`, files: r.files };
   }
 
   private defaultValue(file: string, symbol: string, value: string): Part {

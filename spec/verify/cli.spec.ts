@@ -31,7 +31,7 @@ describe('orbitkv verify (command line)', function () {
     const report = JSON.parse(json.stdout) as VerifyReport;
     const partLines = report.assertions.reduce((n, a) => n + 1 + (a.parts?.length ?? 0), 0);
     assert.equal(lines.length, 2 + report.targets.length + partLines + 1);
-    assert.match(lines[lines.length - 1]!, /^ok: 34 target\(s\), 5 assertion\(s\): 32 present, 2 missing, 5 holds$/);
+    assert.match(lines[lines.length - 1]!, /^ok: 34 target\(s\), 5 assertion\(s\): 32 present, 2 missing, 5 holds \(9 removed-hook target\(s\) informational\)$/);
     assert.equal(report.verdict, 'ok');
     assert.equal(report.engine, 'sglang');
   });

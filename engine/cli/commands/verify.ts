@@ -152,6 +152,7 @@ export function renderText(report: VerifyReport, recorded = 0): string {
   for (const t of report.targets) out.push(targetLine(t));
   for (const a of report.assertions) out.push(...assertionLines(a));
   const counts = Object.entries(report.counts).map(([k, n]) => `${n} ${k}`).join(', ');
-  out.push(`${report.verdict === 'ok' ? 'ok' : 'FAILED'}: ${report.targets.length} target(s), ${report.assertions.length} assertion(s): ${counts || 'nothing to check'}${recorded ? `; ${recorded} evidence record(s) appended` : ''}`);
+  const informational = report.targets.filter((t) => t.informational).length;
+  out.push(`${report.verdict === 'ok' ? 'ok' : 'FAILED'}: ${report.targets.length} target(s), ${report.assertions.length} assertion(s): ${counts || 'nothing to check'}${informational ? ` (${informational} removed-hook target(s) informational)` : ''}${recorded ? `; ${recorded} evidence record(s) appended` : ''}`);
   return `${out.join('\n')}\n`;
 }
