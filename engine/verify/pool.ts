@@ -75,6 +75,8 @@ export async function scanFiles(files: readonly ScanTarget[], options: ScanOptio
     finish = resolve;
     fail = reject;
   });
+  // a worker may fail while this thread is still scanning: the rejection is awaited below
+  done.catch(() => undefined);
   const settle = (batch: number, scans: FileScan[]): void => {
     results[batch] = scans;
     if (--pending === 0) finish!();
