@@ -16,8 +16,11 @@ const input = (id: string) => world.tracked.get(id)!.initial;
 const A = digest('adapter A');
 const B = digest('adapter B');
 const alpha = ['alpha'];
-const result = (gate: string, cell: string, pass: boolean, over: object = {}): LifecycleEvent =>
-  ({ type: 'gate.result', seq: 1, gate, cell, pass, adapter: B, hashes: 'equal', engines: alpha, onPins: true, independent: false, actor: 'author', ...over }) as LifecycleEvent;
+const result = (gate: string, cell: string, pass: boolean, over: { adapter?: string; hashes?: string } = {}): LifecycleEvent => {
+  const fields = { pass, adapter: B, hashes: 'equal', engines: alpha, independent: false, seq: 1, actor: 'author', ...over };
+  const { engines, independent, seq, actor, hashes, adapter } = fields;
+  return { type: 'gate.result', gate, cell, key: `${gate}|${cell}`, onPins: true, result: { pass, hashes, engines, independent, seq, actor, adapter }, ...fields } as LifecycleEvent;
+};
 const PIN_UP: LifecycleEvent = { type: 'pin', seq: 1, engine: 'alpha', version: '1.3.0', line: '1.3' };
 const PIN_BACK: LifecycleEvent = { type: 'pin', seq: 1, engine: 'alpha', version: '1.2.0', line: '1.2' };
 const RELEASED: LifecycleEvent = { type: 'upstream.released', seq: 1, upstream: 'upstream.alpha.101', line: '1.3', version: '1.3.0' };

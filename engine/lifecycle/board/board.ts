@@ -101,10 +101,10 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
         if (!folded) break;
         const matrix = contractMatrix(registry, fold, contract.id)!;
         const blockers = blockerForState(registry, fold, contract.id, folded.value, blockerLines(matrix));
-        const ctx = folded.context as { lastRecheck?: string };
+        const ctx = folded.context as { lastRecheck?: string | null };
         // Gates are qualified by runs, not rechecks; a contract that left (removed, released, closed) has nothing left to recheck.
         const settled = ['removed', 'reopened', 'released', 'closed'].includes(folded.value);
-        const stale = contract.kind === 'gate' || settled ? undefined : staleOf(ctx.lastRecheck);
+        const stale = contract.kind === 'gate' || settled ? undefined : staleOf(ctx.lastRecheck ?? undefined);
         const reason = contract.kind === 'hook' && contract.disposition.state === 'kept' ? contract.disposition.reason : undefined;
         let next = nextAction(contract.kind, folded.value, blockers);
         if (stale) next = `recheck (${stale.last ? `last ${stale.last.slice(0, 10)}, ${stale.days} days` : 'never rechecked'}); then ${next}`;

@@ -1,7 +1,7 @@
 import type { EvidenceProfile, EvidenceRecord, EvidenceRecordOf } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
 import { type LedgerPosition, LEDGER_START } from '../ledger/read.js';
-import { type HashStanding, type LifecycleEvent, type RequirementContext, type Snap, cellKey, lineOf, tableStart, tableStep } from '../machines/index.js';
+import { type CellResult, type HashStanding, type LifecycleEvent, type RequirementContext, type Snap, cellKey, lineOf, tableStart, tableStep } from '../machines/index.js';
 import { type World, lifecycleTables, worldOf } from './world.js';
 
 /** One state change of a contract. */
@@ -16,8 +16,8 @@ export interface StateChange {
 export interface ContractFold {
   value: string;
   context: object;
-  /** When it entered its state (undefined: since the start). */
-  since?: string;
+  /** When it entered its state (null: since the start). */
+  since: string | null;
   history: StateChange[];
   /** Seqs of the records that changed its context or state. */
   evidence: number[];
@@ -61,7 +61,7 @@ export function initialFold(registry: Registry): FoldState {
   const contracts: Record<string, ContractFold> = {};
   for (const t of world.tracked.values()) {
     const snap = tableStart(tables[t.lifecycle], t.initial);
-    contracts[t.id] = { value: snap.value, context: snap.context, history: [], evidence: [] };
+    contracts[t.id] = { value: snap.value, context: snap.context, since: null, history: [], evidence: [] };
   }
   const pins: Record<string, Pin> = {};
   for (const [name, p] of Object.entries(world.registryPins)) pins[name] = { ...p };
@@ -82,31 +82,52 @@ export function foldRecords(registry: Registry, state: FoldState, records: reado
   const tables = lifecycleTables();
   const authors = new Set(state.authors);
   const until = options.until !== undefined ? Date.parse(options.until) : undefined;
-  const deliver = (id: string, event: LifecycleEvent, record: EvidenceRecord) => {
-    const fold = state.contracts[id];
-    const tracked = world.tracked.get(id);
-    if (!fold || !tracked) return;
-    const before: Snap<object> = { value: fold.value, context: fold.context };
-    const after = tableStep(tables[tracked.lifecycle], before, event);
-    if (after === before) return;
-    if (after.value !== before.value) {
-      fold.history.push({ seq: record.seq, at: record.at, from: before.value, to: after.value });
-      fold.since = record.at;
+  // Two passes. First, in ledger order, the global facts (pins, authors) turn each record into
+  // machine events, queued per listening contract. Then each contract folds its own queue in one
+  // tight loop: a contract's steps never read another's state, so the result is the same as
+  // delivering record by record, while its context stays hot and its garbage dies young.
+  const queues = new Map<string, { events: LifecycleEvent[]; records: EvidenceRecord[] }>();
+  const enqueue: Deliver = (id, event, record) => {
+    let queue = queues.get(id);
+    if (!queue) {
+      queue = { events: [], records: [] };
+      queues.set(id, queue);
     }
-    if (after.context !== before.context || after.value !== before.value) {
-      if (fold.evidence[fold.evidence.length - 1] !== record.seq) fold.evidence.push(record.seq);
-      const refusedBefore = (before.context as Partial<RequirementContext>).refused;
-      const refusedAfter = (after.context as Partial<RequirementContext>).refused;
-      if (refusedAfter && refusedAfter !== refusedBefore) state.refusals.push({ seq: record.seq, subject: id, type: record.type, state: before.value });
-    }
-    fold.value = after.value;
-    fold.context = after.context;
+    queue.events.push(event);
+    queue.records.push(record);
   };
   for (const record of records) {
     if (until !== undefined && Date.parse(record.at) > until) break;
-    foldOne(world, state, authors, record, deliver);
+    foldOne(world, state, authors, record, enqueue);
     state.position = { seq: record.seq, hash: record.hash, at: record.at, offset: state.position.offset, line: state.position.line + 1 };
   }
+  const refusalsBefore = state.refusals.length;
+  for (const [id, queue] of queues) {
+    const fold = state.contracts[id];
+    const tracked = world.tracked.get(id);
+    if (!fold || !tracked) continue;
+    const table = tables[tracked.lifecycle];
+    let snap: Snap<object> = { value: fold.value, context: fold.context };
+    for (let i = 0; i < queue.events.length; i++) {
+      const record = queue.records[i]!;
+      const after = tableStep(table, snap, queue.events[i]!);
+      if (after === snap) continue;
+      if (after.value !== snap.value) {
+        fold.history.push({ seq: record.seq, at: record.at, from: snap.value, to: after.value });
+        fold.since = record.at;
+      }
+      if (after.context !== snap.context || after.value !== snap.value) {
+        if (fold.evidence[fold.evidence.length - 1] !== record.seq) fold.evidence.push(record.seq);
+        const refusedBefore = (snap.context as Partial<RequirementContext>).refused;
+        const refusedAfter = (after.context as Partial<RequirementContext>).refused;
+        if (refusedAfter && refusedAfter !== refusedBefore) state.refusals.push({ seq: record.seq, subject: id, type: record.type, state: snap.value });
+      }
+      snap = after;
+    }
+    fold.value = snap.value;
+    fold.context = snap.context;
+  }
+  if (state.refusals.length > refusalsBefore) state.refusals.sort((a, b) => a.seq - b.seq || a.subject.localeCompare(b.subject));
   state.authors = [...authors].sort();
   return state;
 }
@@ -160,11 +181,12 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
     case 'gate.result': {
       const gate = world.registry.get(record.subject);
       if (!gate || gate.kind !== 'gate') return;
-      toAll({
-        type: 'gate.result', seq, gate: record.subject, cell: cellKey(gate, record.data.cell), pass: record.data.result === 'pass',
-        hashes: hashStanding(record as EvidenceRecordOf<'gate.result'>), engines: profile.engines, onPins: profile.onPins, independent, actor: record.actor,
-        ...(record.profile?.adapter ? { adapter: record.profile.adapter } : {}),
-      });
+      const cell = cellKey(gate, record.data.cell);
+      const adapter = record.profile?.adapter;
+      const pass = record.data.result === 'pass';
+      const hashes = hashStanding(record as EvidenceRecordOf<'gate.result'>);
+      const result: CellResult = { pass, hashes, engines: profile.engines, independent, seq, actor: record.actor, ...(adapter ? { adapter } : {}) };
+      toAll({ type: 'gate.result', seq, gate: record.subject, cell, key: `${record.subject}|${cell}`, result, pass, hashes, engines: profile.engines, onPins: profile.onPins, independent, actor: record.actor, ...(adapter ? { adapter } : {}) });
       return;
     }
     case 'gate.acceptance':
@@ -195,17 +217,22 @@ function hashStanding(record: EvidenceRecordOf<'gate.result'>): HashStanding {
 
 /** Which engines a profile binds, and whether each equals its current pin. */
 export function profileFacts(state: FoldState, profile: EvidenceProfile | undefined): { engines: string[]; onPins: boolean; mismatch?: { engine: string; found: string; pinned: string } } {
-  if (!profile) return { engines: [], onPins: true };
-  const engines = Object.keys(profile.engines).sort();
+  if (!profile) return NO_ENGINES;
+  const names = Object.keys(profile.engines);
+  const engines = names.length > 1 ? names.sort() : names;
   for (const name of engines) {
     const given = profile.engines[name]!;
     const pin = state.pins[name];
-    const pinned = pin ? `${pin.version}${pin.commit ? ` (${pin.commit.slice(0, 8)})` : ''}` : 'none';
-    const found = `${given.version}${given.commit ? ` (${given.commit.slice(0, 8)})` : ''}`;
-    if (!pin || pin.version !== given.version || (pin.commit !== undefined && given.commit !== undefined && pin.commit !== given.commit)) return { engines, onPins: false, mismatch: { engine: name, found, pinned } };
+    if (!pin || pin.version !== given.version || (pin.commit !== undefined && given.commit !== undefined && pin.commit !== given.commit)) {
+      const pinned = pin ? `${pin.version}${pin.commit ? ` (${pin.commit.slice(0, 8)})` : ''}` : 'none';
+      const found = `${given.version}${given.commit ? ` (${given.commit.slice(0, 8)})` : ''}`;
+      return { engines, onPins: false, mismatch: { engine: name, found, pinned } };
+    }
   }
   return { engines, onPins: true };
 }
+
+const NO_ENGINES = { engines: [] as string[], onPins: true };
 
 /** Folds a whole ledger from the start. */
 export function foldLedger(registry: Registry, records: readonly EvidenceRecord[], options: FoldOptions = {}): FoldState {

@@ -4,6 +4,9 @@ import { type LedgerFiles, readLedgerFile } from '../ledger/file.js';
 import { type FoldState, foldLedger, foldRecords } from './fold.js';
 import { loadCachedFold, registryFingerprint, storeCachedFold } from './cache.js';
 
+/** Records past the snapshot that make the warm path rewrite it. */
+export const REWRITE_AFTER = 1000;
+
 export interface LoadFoldOptions {
   /** Snapshot cache folder; none: always fold from the start. */
   cacheDir?: string;
@@ -31,7 +34,8 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
       const read = readLedgerFile(files, { from: cached.position });
       foldRecords(registry, cached, read.records);
       cached.position = read.end;
-      if (read.records.length) storeCachedFold(cacheDir, files, registry, cached, fingerprint);
+      // Rewriting the snapshot costs more than re-folding a short tail: rewrite once the tail is long.
+      if (read.records.length >= REWRITE_AFTER) storeCachedFold(cacheDir, files, registry, cached, fingerprint);
       return { state: cached, diagnostics: read.diagnostics, fromCache: true };
     }
   }

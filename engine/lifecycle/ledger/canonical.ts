@@ -5,7 +5,7 @@ export const GENESIS = '0'.repeat(64);
 
 /** Every ledger line ends with `,"hash":"<64 hex>"}`: the hash is the last key, so a reader checks it without re-serializing. */
 const HASH_SUFFIX_LENGTH = ',"hash":"'.length + 64 + '"}'.length;
-const HASH_SUFFIX = /,"hash":"([0-9a-f]{64})"\}$/;
+const HEX64 = /^[0-9a-f]{64}$/;
 
 /** JSON with keys sorted at every level and no whitespace: one text per value. */
 export function canonicalJson(value: unknown): string {
@@ -39,7 +39,10 @@ export function sealLine(body: Record<string, unknown>): { line: string; hash: s
  * line does not end with a hash. The body's hash must equal the carried one.
  */
 export function unsealLine(line: string): { body: string; hash: string } | undefined {
-  const m = HASH_SUFFIX.exec(line);
-  if (!m) return undefined;
-  return { body: `${line.slice(0, -HASH_SUFFIX_LENGTH)}}`, hash: m[1]! };
+  // Sliced rather than matched: an end-anchored regular expression rescans long lines.
+  const n = line.length;
+  if (n < HASH_SUFFIX_LENGTH + 2 || !line.endsWith('"}') || line.slice(n - HASH_SUFFIX_LENGTH, n - 66) !== ',"hash":"') return undefined;
+  const hash = line.slice(n - 66, n - 2);
+  if (!HEX64.test(hash)) return undefined;
+  return { body: `${line.slice(0, n - HASH_SUFFIX_LENGTH)}}`, hash };
 }

@@ -1,4 +1,5 @@
 import type { EvidenceRelease } from '../../model/index.js';
+import type { CellResult } from './requirement.js';
 
 /** How a pass's before/after hashes stand: equal, different, kept outside the ledger, or absent. */
 export type HashStanding = 'equal' | 'differ' | 'kept' | 'missing';
@@ -14,7 +15,13 @@ export type LifecycleEvent =
   | { type: 'upstream.released'; seq: number; upstream: string; line: string; version: string }
   | { type: 'recheck'; seq: number; at: string }
   | { type: 'consumed'; seq: number; subject: string; condition: number; adapter?: string; release?: EvidenceRelease; engines: string[]; onPins: boolean }
-  | { type: 'gate.result'; seq: number; gate: string; cell: string; pass: boolean; adapter?: string; hashes: HashStanding; engines: string[]; onPins: boolean; independent: boolean; actor: string }
+  | {
+      type: 'gate.result'; seq: number; gate: string; cell: string; pass: boolean; adapter?: string; hashes: HashStanding; engines: string[]; onPins: boolean; independent: boolean; actor: string;
+      /** `gate|cell`, the key of the result in a requirement context. */
+      key: string;
+      /** The result every listener stores: built once per record and shared (never mutated). */
+      result: CellResult;
+    }
   | { type: 'gate.acceptance'; seq: number; gate: string; accepted: boolean; adapter?: string; engines: string[]; onPins: boolean; independent: boolean }
   | { type: 'verify'; seq: number; at: string; result: string }
   | { type: 'removed'; seq: number; onPins: boolean }

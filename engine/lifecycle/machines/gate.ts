@@ -9,11 +9,11 @@ export interface GateContext {
   results: Record<string, CellResult>;
   /** Independent passes and acceptances on the current pins. */
   accepted: IndependentEvidence[];
-  lastRecheck?: string;
+  lastRecheck: string | null;
 }
 
 export function gateContext(spec: GateSpec): GateContext {
-  return { spec, results: {}, accepted: [] };
+  return { spec, results: {}, accepted: [], lastRecheck: null };
 }
 
 /** Why a gate cell is not passed, or undefined. Hashes kept outside the ledger count here (not for removal). */
@@ -28,7 +28,19 @@ export function gateCellBlocker(ctx: GateContext, cell: string): string | undefi
 
 export type GateStanding = 'pending' | 'failed' | 'awaiting-acceptance' | 'passed';
 
+let lastContext: GateContext | undefined;
+let lastStanding: GateStanding = 'pending';
+
+/** A gate's standing; the classifying guards of one step ask about the same context in a row, so the last answer is kept. */
 export function gateStanding(ctx: GateContext): GateStanding {
+  if (ctx !== lastContext) {
+    lastStanding = computeStanding(ctx);
+    lastContext = ctx;
+  }
+  return lastStanding;
+}
+
+function computeStanding(ctx: GateContext): GateStanding {
   const cells = ctx.spec.cells;
   if (cells.some((c) => ctx.results[c]?.pass === false)) return 'failed';
   if (cells.some((c) => gateCellBlocker(ctx, c) !== undefined)) return 'pending';
@@ -47,7 +59,7 @@ const reducers: Record<string, Reducer<GateContext>> = {
   applyResult: (ctx, event) => {
     const e = event as EventOf<'gate.result'>;
     if (!e.onPins || !ctx.spec.cells.includes(e.cell)) return {};
-    const result: CellResult = { pass: e.pass, hashes: e.hashes, engines: e.engines, independent: e.independent, seq: e.seq, actor: e.actor, ...(e.adapter ? { adapter: e.adapter } : {}) };
+    const result: CellResult = e.result;
     const accepted = e.pass && e.independent ? addOnce(ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) }) : ctx.accepted;
     return { results: { ...ctx.results, [e.cell]: result }, accepted };
   },

@@ -20,7 +20,7 @@ export const requirementReducers: Record<string, Reducer<C>> = {
   refuse,
   viaReplacement: () => ({ via: 'replacement' }),
   viaDrop: () => ({ via: 'drop' }),
-  reinstate: () => ({ via: undefined }),
+  reinstate: () => ({ via: null }),
 };
 
 export const requirementGuards: Record<string, Guard<C>> = {

@@ -38,27 +38,35 @@ export interface IndependentEvidence {
   seq: number;
 }
 
+/** Arrays aligned with the spec's slots; `null` marks an empty slot (it survives JSON, unlike `undefined`). */
 export interface RequirementContext {
   spec: RequirementSpec;
-  pin?: LifecyclePin;
-  /** Releases per upstream contract. */
-  released: Record<string, EvidenceRelease[]>;
-  /** Consumption per condition key, on the current pins. */
-  consumed: Record<string, Consumption>;
-  /** Latest result per `gate|cell`, on the current pins. */
-  results: Record<string, CellResult>;
-  /** Independent passes and acceptances per gate, on the current pins. */
-  accepted: Record<string, IndependentEvidence[]>;
-  lastRecheck?: string;
-  verify?: { result: string; at: string; seq: number };
+  /** The pin of the spec's engine (null: the engine is not pinned). */
+  pin: LifecyclePin | null;
+  /** Releases of each condition's tracked upstream, by condition slot. */
+  released: (EvidenceRelease[] | null)[];
+  /** Consumption of each condition on the current pins, by condition slot. */
+  consumed: (Consumption | null)[];
+  /** Latest result of each cell on the current pins, by cell slot. */
+  results: (CellResult | null)[];
+  /** Independent passes and acceptances on the current pins, by gate slot. */
+  accepted: (IndependentEvidence[] | null)[];
+  lastRecheck: string | null;
+  verify: { result: string; at: string; seq: number } | null;
   /** Records the machine refused (a removal before it was authorized, …). */
   refused: { seq: number; type: string }[];
   /** How it left: by replacement, by dropping the optimization, or as declared in the contract. */
-  via?: 'replacement' | 'drop' | 'declared';
+  via: 'replacement' | 'drop' | 'declared' | null;
 }
 
 export function requirementContext(spec: RequirementSpec, pin: LifecyclePin | undefined): RequirementContext {
-  return { spec, ...(pin ? { pin } : {}), released: {}, consumed: {}, results: {}, accepted: {}, refused: [], ...(spec.declaredRemoved ? { via: 'declared' as const } : {}) };
+  const empty = (n: number) => Array.from({ length: n }, () => null);
+  // Every field present from the start, in one order: all contexts share one hidden class.
+  return {
+    spec, pin: pin ?? null,
+    released: empty(spec.conditions.length), consumed: empty(spec.conditions.length), results: empty(spec.slots.cells.size), accepted: empty(spec.slots.gates.size),
+    lastRecheck: null, verify: null, refused: [], via: spec.declaredRemoved ? 'declared' : null,
+  };
 }
 
 // ---- guards -------------------------------------------------------------------------------
@@ -67,31 +75,31 @@ export function requirementContext(spec: RequirementSpec, pin: LifecyclePin | un
 export function releasedOnPinnedLine(ctx: RequirementContext, condition: ConditionSpec): boolean {
   const pin = ctx.pin;
   if (!pin) return false;
-  const consumption = ctx.consumed[condition.key];
-  const releases = condition.upstream ? (ctx.released[condition.upstream] ?? []) : consumption?.release ? [consumption.release] : [];
+  const consumption = ctx.consumed[condition.slot];
+  const releases = condition.upstream ? (ctx.released[condition.slot] ?? []) : consumption?.release ? [consumption.release] : [];
   return releases.some((r) => r.line === pin.line && compareVersions(r.version, pin.version) <= 0);
 }
 
 /** Every upstream condition is released on the pinned line and consumed by the adapter on the current pins. */
 export function replacementReady(ctx: RequirementContext): boolean {
   const conditions = ctx.spec.conditions;
-  return conditions.length > 0 && conditions.every((c) => ctx.consumed[c.key] !== undefined && releasedOnPinnedLine(ctx, c));
+  return conditions.length > 0 && conditions.every((c) => ctx.consumed[c.slot] != null && releasedOnPinnedLine(ctx, c));
 }
 
 /** The adapter of the latest consumption: the profile removal gates must pass on. */
 export function consumingAdapter(ctx: RequirementContext): string | undefined {
   let latest: Consumption | undefined;
-  for (const c of Object.values(ctx.consumed)) if (!latest || c.seq > latest.seq) latest = c;
+  for (const c of ctx.consumed) if (c && (!latest || c.seq > latest.seq)) latest = c;
   return latest?.adapter;
 }
 
-export function independentOk(ctx: RequirementContext, gate: string, adapter: string | undefined): boolean {
-  return (ctx.accepted[gate] ?? []).some((e) => adapter === undefined || e.adapter === adapter);
+export function independentOk(ctx: RequirementContext, gateSlot: number, adapter: string | undefined): boolean {
+  return (ctx.accepted[gateSlot] ?? []).some((e) => adapter === undefined || e.adapter === adapter);
 }
 
 /** Why a cell does not count, or undefined when it passed on the profile. */
 export function cellBlocker(ctx: RequirementContext, cell: CellSpec, adapter: string | undefined): string | undefined {
-  const r = ctx.results[cell.key];
+  const r = ctx.results[cell.slot];
   if (!r) return 'no result on the current pins';
   if (!r.pass) return 'failed';
   if (cell.hashes !== 'none') {
@@ -100,7 +108,7 @@ export function cellBlocker(ctx: RequirementContext, cell: CellSpec, adapter: st
     if (!r.adapter) return 'no adapter hash in the profile';
     if (adapter !== undefined && r.adapter !== adapter) return 'passed on another adapter';
   }
-  if (cell.independent && !independentOk(ctx, cell.gate, cell.hashes === 'none' ? undefined : (adapter ?? r.adapter))) return 'independent acceptance missing';
+  if (cell.independent && !independentOk(ctx, cell.gateSlot, cell.hashes === 'none' ? undefined : (adapter ?? r.adapter))) return 'independent acceptance missing';
   return undefined;
 }
 
@@ -109,7 +117,7 @@ export function cellsPassed(ctx: RequirementContext, cells: readonly CellSpec[],
   let profile = adapter;
   for (const cell of cells) {
     if (cellBlocker(ctx, cell, profile) !== undefined) return false;
-    if (profile === undefined && cell.hashes !== 'none') profile = ctx.results[cell.key]?.adapter;
+    if (profile === undefined && cell.hashes !== 'none') profile = ctx.results[cell.slot]?.adapter;
   }
   return true;
 }
@@ -133,8 +141,7 @@ export function leftByCells(ctx: RequirementContext): readonly CellSpec[] {
 /** A failure on the current pins of a cell the contract left by. */
 export function isRegression(ctx: RequirementContext, event: LifecycleEvent): boolean {
   if (event.type !== 'gate.result' || event.pass || !event.onPins) return false;
-  const key = `${event.gate}|${event.cell}`;
-  return leftByCells(ctx).some((c) => c.key === key);
+  return leftByCells(ctx).some((c) => c.key === event.key);
 }
 
 export function regressionCleared(ctx: RequirementContext): boolean {
@@ -142,28 +149,55 @@ export function regressionCleared(ctx: RequirementContext): boolean {
   return cells.length > 0 && cellsPassed(ctx, cells, undefined);
 }
 
-/** Where an open (not yet removed) contract stands. */
+let lastContext: RequirementContext | undefined;
+let lastStanding: 'blocked' | 'consumed' | 'authorized' = 'blocked';
+
+/**
+ * Where an open (not yet removed) contract stands. The classifying guards of one step ask about
+ * the same (immutable) context in a row, so the last answer is kept: one slot, nothing for the
+ * collector to trace.
+ */
 export function openStanding(ctx: RequirementContext): 'blocked' | 'consumed' | 'authorized' {
-  if (removalMet(ctx) || dropMet(ctx)) return 'authorized';
-  if (replacementReady(ctx)) return 'consumed';
-  return 'blocked';
+  if (ctx !== lastContext) {
+    lastStanding = removalMet(ctx) || dropMet(ctx) ? 'authorized' : replacementReady(ctx) ? 'consumed' : 'blocked';
+    lastContext = ctx;
+  }
+  return lastStanding;
 }
 
 // ---- reducers -----------------------------------------------------------------------------
 
 const voids = (engines: readonly string[], engine: string) => engines.includes(engine);
 
+/** `list` with the slots `drop` says to empty set to null; the same array when none is. */
+function without<T>(list: (T | null)[], drop: (value: T) => boolean): (T | null)[] {
+  let out: (T | null)[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const v = list[i];
+    if (v != null && drop(v)) {
+      out ??= list.slice();
+      out[i] = null;
+    }
+  }
+  return out ?? list;
+}
+
+function withSlot<T>(list: (T | null)[], slot: number, value: T): (T | null)[] {
+  const out = list.slice();
+  out[slot] = value;
+  return out;
+}
+
 export function applyPin(ctx: RequirementContext, e: EventOf<'pin'>): Partial<RequirementContext> {
   const own = e.engine === ctx.spec.engine;
-  const consumed = filterRecord(ctx.consumed, (c) => !(own || voids(c.engines, e.engine)));
-  const results = filterRecord(ctx.results, (r) => !voids(r.engines, e.engine));
+  const consumed = without(ctx.consumed, (c) => own || voids(c.engines, e.engine));
+  const results = without(ctx.results, (r) => voids(r.engines, e.engine));
   let accepted = ctx.accepted;
-  if (Object.values(ctx.accepted).some((list) => list.some((a) => voids(a.engines, e.engine)))) {
-    accepted = {};
-    for (const [gate, list] of Object.entries(ctx.accepted)) {
-      const kept = list.filter((a) => !voids(a.engines, e.engine));
-      if (kept.length) accepted[gate] = kept;
-    }
+  if (ctx.accepted.some((list) => list?.some((a) => voids(a.engines, e.engine)))) {
+    accepted = ctx.accepted.map((list) => {
+      const kept = list?.filter((a) => !voids(a.engines, e.engine)) ?? [];
+      return kept.length ? kept : null;
+    });
   }
   const update: Partial<RequirementContext> = {};
   if (own) update.pin = { version: e.version, line: e.line };
@@ -174,42 +208,44 @@ export function applyPin(ctx: RequirementContext, e: EventOf<'pin'>): Partial<Re
 }
 
 export function applyRelease(ctx: RequirementContext, e: EventOf<'upstream.released'>): Partial<RequirementContext> {
-  const list = ctx.released[e.upstream] ?? [];
-  if (list.some((r) => r.line === e.line && r.version === e.version)) return {};
-  return { released: { ...ctx.released, [e.upstream]: [...list, { line: e.line, version: e.version }] } };
+  const slots = ctx.spec.slots.upstreams.get(e.upstream);
+  if (!slots) return {};
+  let released = ctx.released;
+  for (const slot of slots) {
+    const list = released[slot] ?? [];
+    if (list.some((r) => r.line === e.line && r.version === e.version)) continue;
+    released = withSlot(released, slot, [...list, { line: e.line, version: e.version }]);
+  }
+  return released === ctx.released ? {} : { released };
 }
 
 export function applyConsumed(ctx: RequirementContext, e: EventOf<'consumed'>): Partial<RequirementContext> {
-  const key = `${e.subject}#${e.condition}`;
-  if (!e.onPins || !ctx.spec.conditions.some((c) => c.key === key)) return {};
+  const slot = ctx.spec.slots.conditions.get(`${e.subject}#${e.condition}`);
+  if (!e.onPins || slot === undefined) return {};
   const consumption: Consumption = { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}), ...(e.release ? { release: e.release } : {}) };
-  return { consumed: { ...ctx.consumed, [key]: consumption } };
+  return { consumed: withSlot(ctx.consumed, slot, consumption) };
 }
 
 export function applyResult(ctx: RequirementContext, e: EventOf<'gate.result'>): Partial<RequirementContext> {
-  const key = `${e.gate}|${e.cell}`;
-  if (!e.onPins || !(ctx.spec.cells.some((c) => c.key === key) || ctx.spec.dropCells.some((c) => c.key === key))) return {};
-  const result: CellResult = { pass: e.pass, hashes: e.hashes, engines: e.engines, independent: e.independent, seq: e.seq, actor: e.actor, ...(e.adapter ? { adapter: e.adapter } : {}) };
-  const update: Partial<RequirementContext> = { results: { ...ctx.results, [key]: result } };
+  const slot = ctx.spec.slots.cells.get(e.key);
+  if (!e.onPins || slot === undefined) return {};
+  const update: Partial<RequirementContext> = { results: withSlot(ctx.results, slot, e.result) };
   if (e.pass && e.independent) {
-    const accepted = addIndependent(ctx.accepted, e.gate, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
+    const accepted = addIndependent(ctx.accepted, ctx.spec.slots.gates.get(e.gate)!, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
     if (accepted !== ctx.accepted) update.accepted = accepted;
   }
   return update;
 }
 
 export function applyAcceptance(ctx: RequirementContext, e: EventOf<'gate.acceptance'>): Partial<RequirementContext> {
-  if (!e.onPins || !e.independent) return {};
-  if (!(ctx.spec.cells.some((c) => c.gate === e.gate) || ctx.spec.dropCells.some((c) => c.gate === e.gate))) return {};
+  const gateSlot = ctx.spec.slots.gates.get(e.gate);
+  if (!e.onPins || !e.independent || gateSlot === undefined) return {};
   if (e.accepted) {
-    const accepted = addIndependent(ctx.accepted, e.gate, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
+    const accepted = addIndependent(ctx.accepted, gateSlot, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
     return accepted === ctx.accepted ? {} : { accepted };
   }
-  const kept = (ctx.accepted[e.gate] ?? []).filter((a) => a.adapter !== e.adapter);
-  const accepted = { ...ctx.accepted };
-  if (kept.length) accepted[e.gate] = kept;
-  else delete accepted[e.gate];
-  return { accepted };
+  const kept = (ctx.accepted[gateSlot] ?? []).filter((a) => a.adapter !== e.adapter);
+  return { accepted: withSlot(ctx.accepted, gateSlot, kept.length ? kept : null) };
 }
 
 export function noteRecheck(_ctx: RequirementContext, e: EventOf<'recheck'>): Partial<RequirementContext> {
@@ -225,18 +261,8 @@ export function refuse(ctx: RequirementContext, e: LifecycleEvent): Partial<Requ
 }
 
 /** Adds independent evidence for a gate once per profile (adapter and engines): repeats add nothing. */
-function addIndependent(accepted: Record<string, IndependentEvidence[]>, gate: string, entry: IndependentEvidence): Record<string, IndependentEvidence[]> {
-  const list = accepted[gate] ?? [];
+function addIndependent(accepted: (IndependentEvidence[] | null)[], gateSlot: number, entry: IndependentEvidence): (IndependentEvidence[] | null)[] {
+  const list = accepted[gateSlot] ?? [];
   if (list.some((a) => a.adapter === entry.adapter && a.engines.join() === entry.engines.join())) return accepted;
-  return { ...accepted, [gate]: [...list, entry] };
-}
-
-function filterRecord<T>(record: Record<string, T>, keep: (value: T) => boolean): Record<string, T> {
-  let changed = false;
-  const out: Record<string, T> = {};
-  for (const [k, v] of Object.entries(record)) {
-    if (keep(v)) out[k] = v;
-    else changed = true;
-  }
-  return changed ? out : record;
+  return withSlot(accepted, gateSlot, [...list, entry]);
 }

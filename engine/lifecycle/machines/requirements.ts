@@ -6,8 +6,12 @@ import { ENGINE_AXIS, gateCells } from './cells.js';
 export interface CellSpec {
   gate: string;
   cell: string;
-  /** Key in the context's result map: `gate|cell`. */
+  /** `gate|cell`. */
   key: string;
+  /** Index of its result in the context (cells shared by removal and drop paths share a slot). */
+  slot: number;
+  /** Index of its gate's independent evidence in the context. */
+  gateSlot: number;
   /** The gate's `evidence.independent`. */
   independent: boolean;
   /** The gate's `evidence.hashes`. */
@@ -18,6 +22,8 @@ export interface CellSpec {
 export interface ConditionSpec {
   /** `subject#index`, the index into the subject's upstream conditions. */
   key: string;
+  /** Its index in the spec's conditions (and in the context's arrays). */
+  slot: number;
   /** The contract whose consumption records satisfy it. */
   subject: string;
   index: number;
@@ -37,6 +43,11 @@ export interface RequirementSpec {
   optIn: boolean;
   /** The contract itself declares the hook removed (before the ledger). */
   declaredRemoved: boolean;
+  /**
+   * Lookups from event keys to the context's array slots. Contexts hold arrays, not objects keyed
+   * by contract ids: thousands of distinct keys would give V8 a hidden class per key sequence.
+   */
+  slots: { cells: Map<string, number>; conditions: Map<string, number>; upstreams: Map<string, number[]>; gates: Map<string, number> };
 }
 
 /** What a gate's own lifecycle tracks. */
@@ -52,8 +63,8 @@ export interface UpstreamSpec {
   engine: string;
 }
 
-function cellsOf(registry: Registry, gateIds: readonly string[], engine: string | undefined): CellSpec[] {
-  const out: CellSpec[] = [];
+function cellsOf(registry: Registry, gateIds: readonly string[], engine: string | undefined): Omit<CellSpec, 'slot' | 'gateSlot'>[] {
+  const out: Omit<CellSpec, 'slot' | 'gateSlot'>[] = [];
   for (const id of gateIds) {
     const gate = registry.get(id);
     if (!gate || gate.kind !== 'gate') {
@@ -74,12 +85,34 @@ export function cellsForEngine(gate: GateContract, engine: string | undefined): 
   return all.filter((c) => c.values[ENGINE_AXIS] === engine).map((c) => c.key);
 }
 
-function conditionsOf(subject: string, upstream: readonly UpstreamCondition[]): ConditionSpec[] {
+function conditionsOf(subject: string, upstream: readonly UpstreamCondition[]): Omit<ConditionSpec, 'slot'>[] {
   return upstream.map((u, index) => ({ key: `${subject}#${index}`, subject, index, requires: u.requires, ...(u.upstream ? { upstream: u.upstream } : {}) }));
 }
 
+type Unindexed = Omit<RequirementSpec, 'slots' | 'cells' | 'dropCells' | 'conditions'> & {
+  cells: Omit<CellSpec, 'slot' | 'gateSlot'>[];
+  dropCells: Omit<CellSpec, 'slot' | 'gateSlot'>[];
+  conditions: Omit<ConditionSpec, 'slot'>[];
+};
+
+/** Gives every cell, gate and condition its slot in the context's arrays. */
+function indexed(spec: Unindexed): RequirementSpec {
+  const cells = new Map<string, number>();
+  const gates = new Map<string, number>();
+  const slot = (c: Omit<CellSpec, 'slot' | 'gateSlot'>): CellSpec => {
+    if (!cells.has(c.key)) cells.set(c.key, cells.size);
+    if (!gates.has(c.gate)) gates.set(c.gate, gates.size);
+    return { ...c, slot: cells.get(c.key)!, gateSlot: gates.get(c.gate)! };
+  };
+  const withSlots = { cells: spec.cells.map(slot), dropCells: spec.dropCells.map(slot) };
+  const conditions = spec.conditions.map((c, i) => ({ ...c, slot: i }));
+  const upstreams = new Map<string, number[]>();
+  for (const c of conditions) if (c.upstream) upstreams.set(c.upstream, [...(upstreams.get(c.upstream) ?? []), c.slot]);
+  return { ...spec, ...withSlots, conditions, slots: { cells, conditions: new Map(conditions.map((c) => [c.key, c.slot])), upstreams, gates } };
+}
+
 export function hookSpec(registry: Registry, hook: HookContract): RequirementSpec {
-  return {
+  return indexed({
     id: hook.id,
     engine: hook.engine,
     conditions: conditionsOf(hook.id, hook.removalGate.upstream),
@@ -87,11 +120,11 @@ export function hookSpec(registry: Registry, hook: HookContract): RequirementSpe
     dropCells: hook.activation.mode === 'opt-in' && hook.removalGate.dropAlternative ? cellsOf(registry, hook.removalGate.dropAlternative.gates, hook.engine) : [],
     optIn: hook.activation.mode === 'opt-in',
     declaredRemoved: hook.disposition.state === 'removed',
-  };
+  });
 }
 
 export function gapSpec(registry: Registry, gap: GapContract): RequirementSpec {
-  return { id: gap.id, engine: gap.engine, conditions: conditionsOf(gap.id, gap.reopening.upstream), cells: cellsOf(registry, gap.reopening.gates, gap.engine), dropCells: [], optIn: false, declaredRemoved: false };
+  return indexed({ id: gap.id, engine: gap.engine, conditions: conditionsOf(gap.id, gap.reopening.upstream), cells: cellsOf(registry, gap.reopening.gates, gap.engine), dropCells: [], optIn: false, declaredRemoved: false });
 }
 
 /** The gaps whose reopening reopens a rejection: those that list it as a consequence or justify it. */
@@ -103,7 +136,7 @@ export function gapsOfRejection(registry: Registry, rejection: RejectionContract
 export function rejectionSpec(registry: Registry, rejection: RejectionContract): RequirementSpec {
   const gaps = gapsOfRejection(registry, rejection);
   const gateIds = [...new Set(gaps.flatMap((g) => g.reopening.gates))];
-  return {
+  return indexed({
     id: rejection.id,
     engine: rejection.engine,
     conditions: gaps.flatMap((g) => conditionsOf(g.id, g.reopening.upstream)),
@@ -111,7 +144,7 @@ export function rejectionSpec(registry: Registry, rejection: RejectionContract):
     dropCells: [],
     optIn: false,
     declaredRemoved: false,
-  };
+  });
 }
 
 export function gateSpec(gate: GateContract): GateSpec {

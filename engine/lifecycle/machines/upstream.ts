@@ -6,13 +6,13 @@ import type { UpstreamSpec } from './requirements.js';
 export interface UpstreamContext {
   spec: UpstreamSpec;
   /** The pull request's state as last checked. */
-  pr?: 'open' | 'merged' | 'closed';
+  pr: 'open' | 'merged' | 'closed' | null;
   releasedIn: EvidenceRelease[];
-  lastRecheck?: string;
+  lastRecheck: string | null;
 }
 
 export function upstreamContext(spec: UpstreamSpec): UpstreamContext {
-  return { spec, releasedIn: [] };
+  return { spec, pr: null, releasedIn: [], lastRecheck: null };
 }
 
 export type UpstreamStanding = 'unverified' | 'open' | 'merged' | 'closed' | 'released';

@@ -69,9 +69,9 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string):
   const spec = ctx.spec;
   const adapter = spec.conditions.length ? consumingAdapter(ctx) : undefined;
   const conditions: ConditionRow[] = spec.conditions.map((c) => {
-    const consumption = ctx.consumed[c.key];
+    const consumption = ctx.consumed[c.slot];
     const released = releasedOnPinnedLine(ctx, c);
-    const release = describeRelease(fold, ctx, c.upstream, consumption?.release);
+    const release = describeRelease(fold, ctx.released[c.slot] ?? [], c.upstream, consumption?.release);
     const blocker = !released ? `not released on the pinned ${spec.engine} line ${ctx.pin?.line ?? '?'} (${release})` : !consumption ? 'released, not consumed by the adapter' : undefined;
     return { index: c.index, subject: c.subject, requires: c.requires, release, ...(c.upstream ? { upstream: c.upstream } : {}), ...(consumption ? { consumed: { seq: consumption.seq, ...(consumption.adapter ? { adapter: consumption.adapter } : {}) } } : {}), ...(blocker ? { blocker } : {}) };
   });
@@ -79,7 +79,7 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string):
   const cellRows = (cells: readonly CellSpec[], p: MatrixCell['path'], profileAdapter: string | undefined): MatrixCell[] => {
     let common = profileAdapter;
     return cells.map((cell) => {
-      const r = ctx.results[cell.key];
+      const r = ctx.results[cell.slot];
       const blocker = cellBlocker(ctx, cell, common);
       if (common === undefined && cell.hashes !== 'none' && !blocker) common = r?.adapter;
       return { path: p, gate: cell.gate, cell: cell.cell, result: r ? (r.pass ? 'pass' : 'fail') : 'none', profile: r ? profileText(fold.pins, r.engines, r.adapter) : '-', ...(r ? { actor: r.actor, seq: r.seq } : {}), ...(blocker ? { blocker } : {}), independent: cell.independent };
@@ -89,12 +89,12 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string):
   return { id, kind: contract.kind, state: folded.value, conditions, cells, ...(adapter ? { adapter } : {}) };
 }
 
-function describeRelease(fold: FoldState, ctx: RequirementContext, upstream: string | undefined, release: { line: string; version: string } | undefined): string {
+function describeRelease(fold: FoldState, released: readonly { line: string; version: string }[], upstream: string | undefined, release: { line: string; version: string } | undefined): string {
   if (upstream) {
     const u = fold.contracts[upstream]?.context as UpstreamContext | undefined;
     if (!u) return `${upstream} is not in the registry`;
     const standing = upstreamStanding(u);
-    const lines = (ctx.released[upstream] ?? []).map((r) => `${r.version} on ${r.line}`);
+    const lines = released.map((r) => `${r.version} on ${r.line}`);
     if (lines.length) return `${upstream} released in ${lines.join(', ')}`;
     return `${upstream} ${standing === 'unverified' ? 'has no recorded state' : `is ${standing}`}`;
   }

@@ -1,0 +1,199 @@
+/**
+ * Ledger fold benchmark: 100,000 evidence records over a synthetic registry of 10,000 contracts.
+ * - cold: read the ledger file, check the hash chain, fold every record, build the board (target < 2 s);
+ * - warm: with the snapshot cache (keyed by machine definitions, registry and ledger position),
+ *   append 100 records, then status = load the cache, read and fold only the new bytes, build
+ *   the board (target < 0.3 s);
+ * - per event: one table step against one xstate `transition()` on the same hook events.
+ * Peer: `JSON.parse` of every line of the same ledger, in the same run.
+ */
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { transition, initialTransition } from 'xstate';
+import type { Contract, EvidenceDraft, GateContract, HookContract, UpstreamContract } from '../../engine/model/index.js';
+import { Registry, type ContractEntry } from '../../engine/registry/index.js';
+import {
+  GENESIS, boardFromFold, compileTable, foldLedger, hookLifecycle, ledgerFiles, loadFold, parseLedger, sealLine, tableStart, tableStep, worldOf,
+  type LifecycleEvent,
+} from '../../engine/lifecycle/index.js';
+import { type BenchResult, costRatio, printReport } from './report.js';
+
+const CONTRACTS = 10_000;
+/** `LEDGER_BENCH_RECORDS` shrinks the run for profiling; the issue's figure is 100,000. */
+const RECORDS = Number(process.env['LEDGER_BENCH_RECORDS'] ?? 100_000);
+const APPENDED = 100;
+
+let seed = 42;
+const random = () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+const hex = (n: number, width = 64) => n.toString(16).padStart(width, '0');
+
+function syntheticRegistry(root: string): Registry {
+  const src = { document: 'bench', section: 'synthetic' };
+  const contracts: Contract[] = [];
+  const engines = ['eng0', 'eng1'];
+  for (const [i, name] of engines.entries()) contracts.push({ kind: 'engine', id: `engine.${name}`, title: name, source: src, name, distribution: name, role: 'runtime', version: '1.0.0', commit: hex(i + 1, 40), line: '1.0', recordedIn: [], lastRecheck: '2026-10-01' });
+  contracts.push({ kind: 'policy', id: 'policy.recheck', title: 'recheck', source: src, policy: { rule: 'recheck', maxAgeDays: 30 } });
+  const upstreams: UpstreamContract[] = [];
+  for (let i = 0; i < 1000; i++) upstreams.push({ kind: 'upstream', id: `upstream.u${i}`, title: `PR ${i}`, source: src, engine: pick(engines), pr: i + 1, state: 'open', releasedIn: [], checked: '2026-10-01', purpose: 'bench' });
+  const gates: GateContract[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const cells = pick([0, 0, 1, 2]);
+    gates.push({
+      kind: 'gate', id: `gate.g${i}`, title: `gate ${i}`, source: src, scenario: { runner: 'external', procedure: 'bench' }, environment: { gpu: false },
+      qualifies: 'bench', evidence: { hashes: 'engine-and-adapter', independent: random() < 0.1 },
+      ...(cells ? { matrix: [{ axis: 'tier', values: cells === 1 ? ['dram', 'ssd'] : ['dram', 'ssd', 'nvme'] }] } : {}),
+    });
+  }
+  const hooks: HookContract[] = [];
+  for (let i = 0; i < 3000; i++) {
+    const engine = pick(engines);
+    hooks.push({
+      kind: 'hook', id: `hook.h${i}`, title: `hook ${i}`, source: src, engine, target: `m.C.f${i}`, hookType: 'AROUND',
+      protects: { text: 'bench', lifecycles: ['restore'] }, activation: { mode: 'always' }, replacement: { status: 'none', needed: 'bench' },
+      removalGate: { upstream: [{ upstream: pick(upstreams).id, requires: 'released' }], gates: [pick(gates).id, pick(gates).id, pick(gates).id] },
+      disposition: { state: 'kept', reason: 'bench' },
+    });
+  }
+  const gaps = Array.from({ length: 2000 }, (_, i): Contract => ({
+    kind: 'gap', id: `gap.p${i}`, title: `gap ${i}`, source: src, engine: pick(engines), category: 'interface-gap',
+    assertion: { form: 'symbol', file: 'x.py', symbol: 'X', present: true }, consequence: { text: 'bench', rejections: [`rejection.r${i}`], keepsHooks: [] },
+    upstreamFix: { status: 'none', needed: 'bench' }, reopening: { upstream: [{ upstream: pick(upstreams).id, requires: 'released' }], gates: [pick(gates).id, pick(gates).id] },
+  }));
+  const rejections = Array.from({ length: CONTRACTS - 3 - 1000 - 2000 - 3000 - 2000 }, (_, i): Contract => ({
+    kind: 'rejection', id: `rejection.r${i}`, title: `rejection ${i}`, source: src, engine: pick(engines), when: { env: 'X', op: 'present' }, message: 'bench', instead: 'bench', justifiedBy: [`gap.p${i}`],
+  }));
+  contracts.push(...upstreams, ...gates, ...hooks, ...gaps, ...rejections);
+  // Positions are not needed by the fold; an empty document answers every lookup with line 1.
+  const entries: ContractEntry[] = contracts.map((c) => ({ contract: c, source: { file: `${c.kind}s/${c.id}.yaml`, path: '', text: '', doc: { contents: null }, lines: null } as never }));
+  return new Registry(root, entries);
+}
+
+function syntheticDrafts(registry: Registry, n: number, start: number): EvidenceDraft[] {
+  const pins = Object.fromEntries(registry.ofKind('engine').map((e) => [e.name, { version: e.version, commit: e.commit! }]));
+  const hooks = registry.ofKind('hook');
+  const gates = registry.ofKind('gate');
+  const upstreams = registry.ofKind('upstream');
+  const gaps = registry.ofKind('gap');
+  const adapters = ['a', 'b', 'c'].map((a) => hex(a.charCodeAt(0)));
+  const drafts: EvidenceDraft[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = new Date(Date.UTC(2026, 9, 1) + (start + i) * 1000).toISOString();
+    const actor = random() < 0.9 ? 'orbitkv-maintainers' : 'acme-qa';
+    const engine = pick(Object.keys(pins));
+    const profile = { engines: { [engine]: pins[engine]! }, adapter: pick(adapters) };
+    const r = random();
+    if (r < 0.55) {
+      const gate = pick(gates);
+      const same = random() < 0.95;
+      drafts.push({ at, actor, type: 'gate.result', subject: gate.id, profile, data: { result: random() < 0.85 ? 'pass' : 'fail', hashes: { before: hex(7), after: hex(same ? 7 : 8) }, ...(gate.matrix ? { cell: { tier: pick(gate.matrix[0]!.values) } } : {}) } });
+    } else if (r < 0.65) {
+      drafts.push({ at, actor: 'orbitkv-maintainers', type: 'adapter.consumed-replacement', subject: random() < 0.6 ? pick(hooks).id : pick(gaps).id, profile, data: { condition: 0, adapterVersion: '1' } });
+    } else if (r < 0.72) drafts.push({ at, actor, type: 'upstream.state', subject: pick(upstreams).id, data: { state: pick(['open', 'merged', 'closed'] as const) } });
+    else if (r < 0.75) drafts.push({ at, actor, type: 'upstream.released', subject: pick(upstreams).id, data: { line: '1.0', version: '1.0.0' } });
+    else if (r < 0.8) drafts.push({ at, actor: 'acme-qa', type: 'gate.acceptance', subject: pick(gates).id, profile, data: { verdict: 'accepted' } });
+    else if (r < 0.9) drafts.push({ at, actor, type: 'verify.assertion', subject: pick(gaps).id, profile: { engines: profile.engines }, data: { result: 'holds', files: { 'x.py': hex(9) } } });
+    else if (r < 0.99995) drafts.push({ at, actor, type: 'recheck', subject: pick([...hooks, ...upstreams]).id, data: { findings: 'bench', authorizes: 'nothing' } });
+    else drafts.push({ at, actor, type: 'recheck', subject: `engine.${engine}`, data: { findings: 'engine recheck', authorizes: 'nothing' } });
+  }
+  return drafts;
+}
+
+function seal(drafts: readonly EvidenceDraft[], seq0: number, prev0: string): { text: string; hash: string } {
+  let prev = prev0;
+  const lines: string[] = [];
+  drafts.forEach((d, i) => {
+    const { line, hash } = sealLine({ ...d, seq: seq0 + i + 1, prev } as Record<string, unknown>);
+    lines.push(line);
+    prev = hash;
+  });
+  return { text: `${lines.join('\n')}\n`, hash: prev };
+}
+
+const time = <T>(f: () => T): [T, number] => {
+  const t0 = performance.now();
+  const v = f();
+  return [v, (performance.now() - t0) / 1000];
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'okv-ledger-bench-'));
+try {
+  const registry = syntheticRegistry(dir);
+  worldOf(registry);
+  const files = ledgerFiles(dir);
+  const { text, hash } = seal(syntheticDrafts(registry, RECORDS, 0), 0, GENESIS);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(dir, 'evidence'), { recursive: true });
+  writeFileSync(files.ledger, text);
+  const at = '2026-11-29T00:00:00Z';
+  const peerParse = () => {
+    const t = readFileSync(files.ledger, 'utf8');
+    let n = 0;
+    for (const line of t.split('\n')) if (line) n += (JSON.parse(line) as { seq: number }).seq > 0 ? 1 : 0;
+    return n;
+  };
+  peerParse(); // warm the JIT for the peer as much as ours gets from the world above
+
+  // Cold, from the start: read, verify the chain, fold, board.
+  const [coldBoard, cold] = time(() => {
+    const read = parseLedger(readFileSync(files.ledger, 'utf8'), { file: files.ledger });
+    if (read.diagnostics.length) throw new Error(read.diagnostics[0]!.message);
+    const fold = foldLedger(registry, read.records);
+    return boardFromFold(registry, fold, at);
+  });
+  const [, peerCold] = time(peerParse);
+  const [readOnly, readTime] = time(() => parseLedger(readFileSync(files.ledger, 'utf8')).records);
+  const [, foldTime] = time(() => foldLedger(registry, readOnly));
+
+  // Warm: fill the cache, append 100 records, then status from the cache.
+  const cacheDir = join(dir, '.cache');
+  loadFold(registry, files, { cacheDir });
+  const appended = seal(syntheticDrafts(registry, APPENDED, RECORDS), RECORDS, hash);
+  appendFileSync(files.ledger, appended.text);
+  const [loaded, warmLoad] = time(() => loadFold(registry, files, { cacheDir }));
+  if (!loaded.fromCache || loaded.diagnostics.length) throw new Error('warm path missed the cache');
+  const [warmBoard, warmBoardTime] = time(() => boardFromFold(registry, loaded.state, at));
+  const warm = warmLoad + warmBoardTime;
+  const [, peerWarm] = time(peerParse);
+  if (warmBoard.ledger.seq !== RECORDS + APPENDED) throw new Error('warm fold did not reach the end');
+  if (coldBoard.rows.length !== CONTRACTS) throw new Error('board rows');
+
+  // Per event: table step vs xstate transition() on the same hook events.
+  const hook = worldOf(registry).tracked.get('hook.h0')!;
+  const table = compileTable(hookLifecycle);
+  const gateId = (registry.get('hook.h0') as HookContract).removalGate.gates[0]!;
+  const events: LifecycleEvent[] = Array.from({ length: 20_000 }, (_, i) => {
+    const fields = { seq: i + 1, pass: i % 3 !== 0, adapter: hex(1), hashes: 'equal' as const, engines: [hook.engines[0]!], independent: false, actor: 'a' };
+    return { type: 'gate.result', gate: gateId, cell: '-', key: `${gateId}|-`, onPins: true, result: fields, ...fields };
+  });
+  const [, tableTime] = time(() => {
+    let s = tableStart(table, hook.initial as never);
+    for (const e of events) s = tableStep(table, s, e);
+    return s;
+  });
+  const [, xstateTime] = time(() => {
+    let [s] = initialTransition(hookLifecycle.machine, hook.initial);
+    for (const e of events) [s] = transition(hookLifecycle.machine, s, e);
+    return s;
+  });
+
+  const results: BenchResult[] = [
+    { name: `cold: read+verify+fold+board, ${RECORDS} records / ${CONTRACTS} contracts (< 2 s)`, unit: 's', ours: cold, peer: peerCold, peerName: 'JSON.parse of every line', ratio: costRatio(cold, peerCold), target: '< 2 s' },
+    { name: `  of which read+verify chain`, unit: 's', ours: readTime, peer: peerCold, peerName: 'JSON.parse of every line', ratio: costRatio(readTime, peerCold), target: '-' },
+    { name: `  of which fold`, unit: 's', ours: foldTime, peer: peerCold, peerName: 'JSON.parse of every line', ratio: costRatio(foldTime, peerCold), target: '-' },
+    { name: `warm: status after appending ${APPENDED} records (< 0.3 s)`, unit: 's', ours: warm, peer: peerWarm, peerName: 'JSON.parse of every line', ratio: costRatio(warm, peerWarm), target: '< 0.3 s' },
+    { name: '  of which cache load + tail fold', unit: 's', ours: warmLoad, peer: peerWarm, peerName: 'JSON.parse of every line', ratio: costRatio(warmLoad, peerWarm), target: '-' },
+    { name: '  of which board', unit: 's', ours: warmBoardTime, peer: peerWarm, peerName: 'JSON.parse of every line', ratio: costRatio(warmBoardTime, peerWarm), target: '-' },
+    { name: 'per event: table step vs xstate transition()', unit: 'µs', ours: (tableTime / events.length) * 1e6, peer: (xstateTime / events.length) * 1e6, peerName: 'xstate transition()', ratio: costRatio(tableTime, xstateTime), target: '-' },
+  ];
+  printReport('ledger', results);
+  if (cold >= 2 || warm >= 0.3) process.exitCode = 1;
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
