@@ -49,6 +49,8 @@ export function planAdapters(registry: Registry, version: string): AdapterPlan {
   const known = Object.keys(ADAPTER_TEMPLATES).sort().join(', ');
   const engines = registry.ofKind('engine').filter((e) => e.role === 'runtime').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const lazy = registry.ofKind('policy').find((p) => p.policy.rule === 'lazy-import');
+  /** Import names already planned (even with errors), so two engines never share one package. */
+  const claimed = new Map<string, string>();
   for (const engine of engines) {
     const site = (path: (string | number)[]) => ({ contract: engine.id, ...registry.locate(engine.id, path) });
     const template = Object.prototype.hasOwnProperty.call(ADAPTER_TEMPLATES, engine.name) ? ADAPTER_TEMPLATES[engine.name] : undefined;
@@ -68,6 +70,12 @@ export function planAdapters(registry: Registry, version: string): AdapterPlan {
       continue;
     }
     const importName = first.adapterClass!.split('.')[0]!;
+    const taken = claimed.get(importName);
+    if (taken !== undefined) {
+      diagnostics.push(diagnose('adapterPackageConflict', { contract: first.id, ...registry.locate(first.id, ['adapterClass']) }, first.adapterClass!, `a package other than ${importName} (already the adapter of ${taken})`));
+      continue;
+    }
+    claimed.set(importName, engine.name);
     const product = importName.split('_')[0] || importName;
     const hooks = registry.ofKind('hook').filter((h) => h.engine === engine.name && h.disposition.state === 'kept').sort((a, b) => (a.id < b.id ? -1 : 1));
     const hookNames = template.hookModule ? boundNames(template.modules[`${template.hookModule}.py`] ?? '') : new Set<string>();

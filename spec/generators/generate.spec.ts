@@ -129,6 +129,13 @@ describe('generators: generate, manifest and --check', function () {
       assert.deepEqual(plan.packages.map((p) => p.engine.name), ['vllm'], 'the other engine still generates');
     });
 
+    it('refuses two engines sharing one adapter package', () => {
+      const dir = registryWith('interfaces/interface.sglang.unified-cache.yaml', (doc) => doc.set('adapterClass', 'orbitkv_vllm.linker.OrbitKVLinker'));
+      const { diagnostics } = renderAdapters(registryAt(dir));
+      assert.ok(diagnostics.length > 0 && diagnostics.every((d) => d.code === 'OKV5003'));
+      assert.ok(diagnostics.some((d) => d.contract === 'interface.vllm.kv-connector' && /already the adapter of sglang/.test(d.message)));
+    });
+
     it('rejects a kept registry hook without a signature', () => {
       const dir = registryWith('hooks/hook.sglang.prefill-add-one-req.yaml', (doc) => doc.delete('signature'));
       assert.deepEqual(codes(renderAdapters(registryAt(dir)).diagnostics), ['OKV5005']);

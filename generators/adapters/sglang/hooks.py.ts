@@ -160,8 +160,14 @@ def install(environ, version=None):
     except (ImportError, AttributeError) as error:
         raise HookRejection(hooks[0], "hook-registry-missing", "SGLang's hook registry is not usable: " + str(error) + ".") from None
     for hook, _original in originals:
-        register(hook["target"], BODIES[hook["id"]], getattr(hook_type, hook["hookType"]))
-    apply()
+        try:
+            register(hook["target"], BODIES[hook["id"]], getattr(hook_type, hook["hookType"]))
+        except Exception as error:  # noqa: BLE001 - any refusal of the engine's registry is named
+            raise HookRejection(hook, "hook-registry-refused", "HookRegistry.register refused the hook: " + repr(error) + ".") from None
+    try:
+        apply()
+    except Exception as error:  # noqa: BLE001
+        raise HookRejection(originals[0][0], "apply-failed", "apply_hooks() failed: " + repr(error) + ".") from None
     for hook, original in originals:
         _owner, _attribute, current = resolve_target(hook["target"])
         if current is original:

@@ -147,6 +147,18 @@ class InstallerTest(unittest.TestCase):
         error = self.rejection()
         self.assertEqual((error.hook, error.problem), (dropped["id"], "hook-not-applied"))
 
+    def test_registry_refusing_a_hook_is_a_named_rejection(self):
+        registry = importlib.import_module(_data.DATA["template"]["hookRegistry"]["module"])
+        refused = next(h for h in ALWAYS if h["hookType"] == "AROUND")
+
+        def register(target, hook, hook_type):
+            if hook_type is registry.HookType.AROUND:
+                raise ValueError("AROUND is not supported here")
+
+        registry.HookRegistry.register = staticmethod(register)
+        error = self.rejection()
+        self.assertEqual((error.hook, error.problem), (refused["id"], "hook-registry-refused"))
+
     def test_engine_version_must_match_the_pin(self):
         importlib.import_module("sglang").__version__ = "0.0.1"
         error = self.rejection()
