@@ -86,15 +86,20 @@ export function foldRecords(registry: Registry, state: FoldState, records: reado
   // machine events, queued per listening contract. Then each contract folds its own queue in one
   // tight loop: a contract's steps never read another's state, so the result is the same as
   // delivering record by record, while its context stays hot and its garbage dies young.
-  const queues = new Map<string, { events: LifecycleEvent[]; records: EvidenceRecord[] }>();
+  // Queues hold indexes (small integers the collector does not trace), one shared event per record.
+  const events: LifecycleEvent[] = [];
+  const sources: EvidenceRecord[] = [];
+  const queues = new Map<string, number[]>();
+  let lastEvent: LifecycleEvent | undefined;
   const enqueue: Deliver = (id, event, record) => {
-    let queue = queues.get(id);
-    if (!queue) {
-      queue = { events: [], records: [] };
-      queues.set(id, queue);
+    if (event !== lastEvent) {
+      events.push(event);
+      sources.push(record);
+      lastEvent = event;
     }
-    queue.events.push(event);
-    queue.records.push(record);
+    const queue = queues.get(id);
+    if (queue) queue.push(events.length - 1);
+    else queues.set(id, [events.length - 1]);
   };
   for (const record of records) {
     if (until !== undefined && Date.parse(record.at) > until) break;
@@ -108,9 +113,9 @@ export function foldRecords(registry: Registry, state: FoldState, records: reado
     if (!fold || !tracked) continue;
     const table = tables[tracked.lifecycle];
     let snap: Snap<object> = { value: fold.value, context: fold.context };
-    for (let i = 0; i < queue.events.length; i++) {
-      const record = queue.records[i]!;
-      const after = tableStep(table, snap, queue.events[i]!);
+    for (const index of queue) {
+      const record = sources[index]!;
+      const after = tableStep(table, snap, events[index]!);
       if (after === snap) continue;
       if (after.value !== snap.value) {
         fold.history.push({ seq: record.seq, at: record.at, from: snap.value, to: after.value });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /** The `prev` of the first record. */
 export const GENESIS = '0'.repeat(64);
@@ -20,8 +20,11 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
+// One-shot `crypto.hash` (Node >= 20.12) avoids a Hash object per ledger line.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
 }
 
 /**

@@ -3,6 +3,9 @@ import { sha256 } from '../ledger/canonical.js';
 import type { LifecycleEvent, LifecycleEventType } from './events.js';
 import type { LifecycleKind } from './requirements.js';
 
+/** What a reducer returns when nothing changes: the fold then keeps the context object. */
+export const UNCHANGED: Readonly<Record<string, never>> = Object.freeze({});
+
 export type Guard<C> = (context: C, event: LifecycleEvent) => boolean;
 export type Reducer<C> = (context: C, event: LifecycleEvent) => Partial<C>;
 

@@ -1,3 +1,4 @@
+import { UNCHANGED } from './define.js';
 import type { EventOf, LifecycleEvent } from './events.js';
 import { type Reducer, type StateSpec, defineLifecycle } from './define.js';
 import type { CellResult, IndependentEvidence } from './requirement.js';
@@ -58,22 +59,22 @@ const voided = (engines: readonly string[], engine: string) => engines.includes(
 const reducers: Record<string, Reducer<GateContext>> = {
   applyResult: (ctx, event) => {
     const e = event as EventOf<'gate.result'>;
-    if (!e.onPins || !ctx.spec.cells.includes(e.cell)) return {};
+    if (!e.onPins || !ctx.spec.cells.includes(e.cell)) return UNCHANGED;
     const result: CellResult = e.result;
     const accepted = e.pass && e.independent ? addOnce(ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) }) : ctx.accepted;
     return { results: { ...ctx.results, [e.cell]: result }, accepted };
   },
   applyAcceptance: (ctx, event) => {
     const e = event as EventOf<'gate.acceptance'>;
-    if (!e.onPins || !e.independent) return {};
+    if (!e.onPins || !e.independent) return UNCHANGED;
     if (!e.accepted) return { accepted: ctx.accepted.filter((a) => a.adapter !== e.adapter) };
     const accepted = addOnce(ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
-    return accepted === ctx.accepted ? {} : { accepted };
+    return accepted === ctx.accepted ? UNCHANGED : { accepted };
   },
   applyPin: (ctx, event) => {
     const e = event as EventOf<'pin'>;
     const affected = Object.values(ctx.results).some((r) => voided(r.engines, e.engine)) || ctx.accepted.some((a) => voided(a.engines, e.engine));
-    if (!affected) return {};
+    if (!affected) return UNCHANGED;
     const results: Record<string, CellResult> = {};
     for (const [cell, r] of Object.entries(ctx.results)) if (!voided(r.engines, e.engine)) results[cell] = r;
     return { results, accepted: ctx.accepted.filter((a) => !voided(a.engines, e.engine)) };

@@ -1,3 +1,4 @@
+import { UNCHANGED } from './define.js';
 import type { EvidenceRelease } from '../../model/index.js';
 import { compareVersions } from './cells.js';
 import type { EventOf, HashStanding, LifecycleEvent } from './events.js';
@@ -204,31 +205,31 @@ export function applyPin(ctx: RequirementContext, e: EventOf<'pin'>): Partial<Re
   if (consumed !== ctx.consumed) update.consumed = consumed;
   if (results !== ctx.results) update.results = results;
   if (accepted !== ctx.accepted) update.accepted = accepted;
-  return update;
+  return Object.keys(update).length ? update : UNCHANGED;
 }
 
 export function applyRelease(ctx: RequirementContext, e: EventOf<'upstream.released'>): Partial<RequirementContext> {
   const slots = ctx.spec.slots.upstreams.get(e.upstream);
-  if (!slots) return {};
+  if (!slots) return UNCHANGED;
   let released = ctx.released;
   for (const slot of slots) {
     const list = released[slot] ?? [];
     if (list.some((r) => r.line === e.line && r.version === e.version)) continue;
     released = withSlot(released, slot, [...list, { line: e.line, version: e.version }]);
   }
-  return released === ctx.released ? {} : { released };
+  return released === ctx.released ? UNCHANGED : { released };
 }
 
 export function applyConsumed(ctx: RequirementContext, e: EventOf<'consumed'>): Partial<RequirementContext> {
   const slot = ctx.spec.slots.conditions.get(`${e.subject}#${e.condition}`);
-  if (!e.onPins || slot === undefined) return {};
+  if (!e.onPins || slot === undefined) return UNCHANGED;
   const consumption: Consumption = { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}), ...(e.release ? { release: e.release } : {}) };
   return { consumed: withSlot(ctx.consumed, slot, consumption) };
 }
 
 export function applyResult(ctx: RequirementContext, e: EventOf<'gate.result'>): Partial<RequirementContext> {
   const slot = ctx.spec.slots.cells.get(e.key);
-  if (!e.onPins || slot === undefined) return {};
+  if (!e.onPins || slot === undefined) return UNCHANGED;
   const update: Partial<RequirementContext> = { results: withSlot(ctx.results, slot, e.result) };
   if (e.pass && e.independent) {
     const accepted = addIndependent(ctx.accepted, ctx.spec.slots.gates.get(e.gate)!, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
@@ -239,10 +240,10 @@ export function applyResult(ctx: RequirementContext, e: EventOf<'gate.result'>):
 
 export function applyAcceptance(ctx: RequirementContext, e: EventOf<'gate.acceptance'>): Partial<RequirementContext> {
   const gateSlot = ctx.spec.slots.gates.get(e.gate);
-  if (!e.onPins || !e.independent || gateSlot === undefined) return {};
+  if (!e.onPins || !e.independent || gateSlot === undefined) return UNCHANGED;
   if (e.accepted) {
     const accepted = addIndependent(ctx.accepted, gateSlot, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
-    return accepted === ctx.accepted ? {} : { accepted };
+    return accepted === ctx.accepted ? UNCHANGED : { accepted };
   }
   const kept = (ctx.accepted[gateSlot] ?? []).filter((a) => a.adapter !== e.adapter);
   return { accepted: withSlot(ctx.accepted, gateSlot, kept.length ? kept : null) };

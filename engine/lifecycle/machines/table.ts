@@ -1,5 +1,5 @@
 import { initialTransition, transition } from 'xstate';
-import type { Guard, Lifecycle, Reducer } from './define.js';
+import { type Guard, type Lifecycle, type Reducer, UNCHANGED } from './define.js';
 import type { LifecycleEvent } from './events.js';
 
 interface CompiledTransition<C> {
@@ -58,11 +58,8 @@ function apply<C>(context: C, actions: readonly Reducer<C>[], event: LifecycleEv
   let next = context;
   for (const reducer of actions) {
     const update = reducer(next, event);
-    // An empty update keeps the context object, so the fold can tell what moved a contract.
-    for (const _ in update) {
-      next = { ...next, ...update };
-      break;
-    }
+    // An unchanged context keeps its object, so the fold can tell what moved a contract.
+    if (update !== UNCHANGED) next = { ...next, ...update };
   }
   return next;
 }

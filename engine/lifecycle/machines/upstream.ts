@@ -1,3 +1,4 @@
+import { UNCHANGED } from './define.js';
 import type { EvidenceRelease } from '../../model/index.js';
 import type { EventOf, LifecycleEvent } from './events.js';
 import { type Reducer, type StateSpec, defineLifecycle } from './define.js';
@@ -27,7 +28,7 @@ const reducers: Record<string, Reducer<UpstreamContext>> = {
   applyState: (_ctx, event) => ({ pr: (event as EventOf<'upstream.state'>).state }),
   applyRelease: (ctx, event) => {
     const e = event as EventOf<'upstream.released'>;
-    if (ctx.releasedIn.some((r) => r.line === e.line && r.version === e.version)) return {};
+    if (ctx.releasedIn.some((r) => r.line === e.line && r.version === e.version)) return UNCHANGED;
     return { releasedIn: [...ctx.releasedIn, { line: e.line, version: e.version }] };
   },
   noteRecheck: (_ctx, event) => ({ lastRecheck: (event as EventOf<'recheck'>).at }),
