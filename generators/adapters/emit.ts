@@ -2,6 +2,7 @@ import { pyJsonExpression, tomlString } from '../python/index.js';
 import { REJECTIONS_PY } from '../rejections/index.js';
 import { GENERATED_PY, INIT_PY, MANAGER_PY, PREFLIGHT_PY } from './common.js';
 import type { AdapterPackage } from './plan.js';
+import { packageReadme } from './readme.js';
 
 /** A generated file: a path relative to the output folder (POSIX separators) and its bytes. */
 export interface GeneratedFile {
@@ -57,6 +58,7 @@ build-backend = "setuptools.build_meta"
 name = ${tomlString(pkg.distribution)}
 version = ${tomlString(pkg.version)}
 description = ${tomlString(summary(pkg))}
+readme = "README.md"
 requires-python = ">=3.10"
 dependencies = []
 
@@ -80,6 +82,7 @@ export function summary(pkg: AdapterPackage): string {
 export function emitPackage(pkg: AdapterPackage): GeneratedFile[] {
   return [
     text(`${pkg.distribution}/pyproject.toml`, pyprojectToml(pkg)),
+    text(`${pkg.distribution}/README.md`, packageReadme(pkg)),
     ...packageModules(pkg).map((m) => text(`${pkg.distribution}/${pkg.importName}/${m.name}`, m.text)),
   ];
 }

@@ -3,3 +3,4 @@ export { emitPackage, packageModules, pyprojectToml, summary, type GeneratedFile
 export { ADAPTER_TEMPLATES } from './templates.js';
 export { REGISTRY_HOOK_TYPES, type AdapterTemplate, type TemplateContext, type TemplateData } from './template.js';
 export { signatureFingerprint } from './signature.js';
+export { packageReadme } from './readme.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { packageModules, summary } from '../adapters/index.js';
+import { packageModules, packageReadme, summary } from '../adapters/index.js';
 import type { AdapterPackage } from '../adapters/index.js';
 import { type ZipMember, writeZip } from './zip.js';
 
@@ -29,7 +29,9 @@ export function metadata(pkg: AdapterPackage): string {
     'Requires-Python: >=3.10',
     `Provides-Extra: ${extra}`,
     `Requires-Dist: ${pkg.engine.distribution}==${pkg.engine.version}; extra == "${extra}"`,
+    'Description-Content-Type: text/markdown',
     '',
+    packageReadme(pkg),
   ].join('\n');
 }
 

@@ -55,7 +55,7 @@ describe('generators: generate, manifest and --check', function () {
     const by = (code: string) => drift.filter((d) => d.code === code).map((d) => d.file!.slice(out.length + 1)).sort();
     assert.deepEqual(by('OKV5203'), ['orbitkv-vllm/orbitkv_vllm/plugin.py']);
     assert.deepEqual(by('OKV5201'), ['orbitkv-sglang/orbitkv_sglang/hooks.py']);
-    assert.deepEqual(by('OKV5202'), [MANIFEST_NAME, 'orbitkv-vllm/orbitkv_vllm/_data.py', 'typescript/rejections.ts']);
+    assert.deepEqual(by('OKV5202'), [MANIFEST_NAME, 'orbitkv-vllm/README.md', 'orbitkv-vllm/orbitkv_vllm/_data.py', 'typescript/rejections.ts']);
     assert.deepEqual(by('OKV5204'), ['wheels/orbitkv_sglang-0.1.0-py3-none-any.whl', 'wheels/orbitkv_vllm-0.1.0-py3-none-any.whl']);
   });
 

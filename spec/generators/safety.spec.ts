@@ -71,6 +71,18 @@ describe('generators: generated files are data-safe', function () {
       for (const value of Object.values(expected)) assert.ok(seen.includes(JSON.stringify(value).slice(1, -1)), 'every fuzzed string reaches Python intact');
     });
 
+    it('the package READMEs keep one table row per contract whatever the text', () => {
+      const registry = registryAt(dir);
+      for (const pkg of planAdapters(registry, '0.1.0').packages) {
+        const readme = readFileSync(join(out, pkg.distribution, 'README.md'), 'utf8');
+        const rows = readme.split('\n').filter((l) => l.startsWith('| `'));
+        const ids = [...registry.ofKind('rejection'), ...registry.ofKind('hook')].filter((c) => c.engine === pkg.engine.name).map((c) => c.id);
+        for (const row of rows) assert.equal(row.split('|').length, row.startsWith('| `hook.') ? 6 : 5, row);
+        for (const r of registry.ofKind('rejection').filter((c) => c.engine === pkg.engine.name)) assert.equal(rows.filter((l) => l.startsWith(`| \`${r.id}\``)).length, 1, r.id);
+        assert.ok(rows.length <= ids.length);
+      }
+    });
+
     it('every generated Python file passes py_compile', () => {
       const files = packageRoots(out).flatMap((root) => readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.py')).map((f) => join(root, f)));
       assert.ok(files.length >= 10);
