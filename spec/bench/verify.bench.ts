@@ -5,7 +5,7 @@
  * interface and gap assertions in it. Target: under 10 s on the development machine.
  * Peer, in the same run: reading the same files (the floor any verifier pays); the ratio says
  * how far above that floor parsing and checking cost. A second row compares the pool with
- * parsing in one thread. Each side runs ORBITKV_BENCH_ROUNDS times (3), alternating; medians.
+ * parsing in one thread. Each side runs ORBITKV_BENCH_ROUNDS times (3), in rotating order; medians.
  * The CPU time row says how much work a run is, independent of other load on the machine.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -131,20 +131,13 @@ async function main(): Promise<void> {
     if (report.verdict !== 'ok' || report.scanned !== tree.files.length) throw new Error(`bench verify did not pass: ${JSON.stringify(report.counts)} ${report.scanned} ${JSON.stringify(report.targets.filter((t) => t.outcome !== 'present').slice(0, 3))}`);
     return seconds;
   };
-  read(); // warm the page cache for both sides
+  read(); // warm the page cache for every side
   const ours: number[] = [];
   const peer: number[] = [];
   const single: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    if (r % 2 === 0) {
-      ours.push(await run());
-      peer.push(read());
-    } else {
-      peer.push(read());
-      ours.push(await run());
-    }
-  }
-  single.push(await run(0));
+  const sides = [async () => ours.push(await run()), async () => peer.push(read()), async () => single.push(await run(0))];
+  // each round starts with another side, so load from elsewhere on the machine spreads evenly
+  for (let r = 0; r < ROUNDS; r++) for (let k = 0; k < sides.length; k++) await sides[(r + k) % sides.length]!();
   const mb = tree.bytes / 1e6;
   const oursS = median(ours);
   printReport('verify', [
