@@ -50,6 +50,31 @@ def fingerprint(target):
     return ("async " if inspect.iscoroutinefunction(target) else "") + params
 
 
+def signature_diff(expected, found):
+    """Parameter by parameter: what is missing, what is new, what changed kind or default."""
+
+    def params(fingerprint):
+        body = fingerprint[len("async "):] if fingerprint.startswith("async ") else fingerprint
+        return dict(p.split(":", 1) for p in body.split(",") if p)
+
+    want, have = params(expected), params(found)
+    parts = []
+    missing = [n for n in want if n not in have]
+    added = [n for n in have if n not in want]
+    changed = [n + " " + want[n] + " -> " + have[n] for n in want if n in have and want[n] != have[n]]
+    if missing:
+        parts.append("missing " + ", ".join(missing))
+    if added:
+        parts.append("new " + ", ".join(added))
+    if changed:
+        parts.append("changed " + ", ".join(changed))
+    if not parts and list(want) != list(have):
+        parts.append("reordered")
+    if expected.startswith("async ") != found.startswith("async "):
+        parts.append("async differs")
+    return "; ".join(parts) or "differs"
+
+
 def active(hook, environ):
     """Whether the hook is installed under this environment (always, or opt-in by a switch)."""
     activation = hook["activation"]
@@ -141,7 +166,10 @@ def check_target(hook):
     except (TypeError, ValueError) as error:
         raise HookRejection(hook, "signature-changed", "the target's signature cannot be read: " + str(error) + ".") from None
     if found != hook["fingerprint"]:
-        raise HookRejection(hook, "signature-changed", "signature fingerprint differs: expected (" + hook["fingerprint"] + "), found (" + found + ").")
+        raise HookRejection(
+            hook, "signature-changed",
+            "signature fingerprint differs: expected (" + hook["fingerprint"] + "), found (" + found + "); " + signature_diff(hook["fingerprint"], found) + ".",
+        )
     return original
 
 

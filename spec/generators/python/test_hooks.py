@@ -120,6 +120,13 @@ class InstallerTest(unittest.TestCase):
         self.assertEqual((error.hook, error.problem), (hook["id"], "signature-changed"))
         self.assertIn(hook["fingerprint"], str(error))
         self.assertIn("self:pk,req:pk,renamed_flag:pk", str(error))
+        self.assertIn("new renamed_flag", str(error))
+        self.assertIn("missing ", str(error))
+
+    def test_signature_diff_names_each_parameter(self):
+        self.assertEqual(hooks.signature_diff("self:pk,req:pk,x:pk=", "self:pk,req:ko,y:pk"), "missing x; new y; changed req pk -> ko")
+        self.assertEqual(hooks.signature_diff("a:pk,b:pk", "b:pk,a:pk"), "reordered")
+        self.assertEqual(hooks.signature_diff("async a:pk", "a:pk"), "async differs")
 
     def test_already_patched_target_is_a_named_rejection(self):
         hook = ALWAYS[0]
