@@ -120,6 +120,23 @@ class ConnectorTest(unittest.TestCase):
                 self.construct(vllm_config())
         self.assertIn("scheduler", str(caught.exception))
 
+    def test_every_consumed_method_delegates_to_the_role_half(self):
+        calls = []
+
+        class Half:
+            def __init__(self, role):
+                self.role = role
+
+            def call(self, method, args, kwargs):
+                calls.append((self.role, method, args, kwargs))
+                return method
+
+        with mock.patch.dict(os.environ, {"VLLM_USE_V2_MODEL_RUNNER": "0"}, clear=True), mock.patch.object(manager, "connect", Half):
+            worker = self.cls(vllm_config(), SimpleNamespace(name="WORKER"), ONE_GROUP)
+        for method in SPEC["methods"]:
+            self.assertEqual(getattr(worker, method)(1, key=2), method)
+        self.assertEqual(calls, [("worker", m, (1,), {"key": 2}) for m in SPEC["methods"]])
+
     def test_requires_kv_delivery_comes_from_the_interface(self):
         self.assertIs(self.cls.requires_kv_delivery.fget(None), SPEC["requiresKvDelivery"])
 
