@@ -81,11 +81,11 @@ describe('lifecycle fold', () => {
     writeFileSync(files.ledger, text);
     const warm = loadFold(copy, files, { cacheDir: cache });
     assert.equal(warm.fromCache, true);
-    assert.deepStrictEqual(warm.state, (() => {
-      const s = foldLedger(copy, records);
-      s.position = warm.state.position;
-      return s;
-    })());
+    const cold2 = foldLedger(copy, records);
+    cold2.position = warm.state.position;
+    // The snapshot leaves out per-contract evidence lists (explain folds from the start).
+    const withoutEvidence = (s: typeof cold2) => ({ ...s, contracts: Object.fromEntries(Object.entries(s.contracts).map(([id, c]) => [id, { ...c, evidence: [] }])) });
+    assert.deepStrictEqual(withoutEvidence(warm.state), withoutEvidence(cold2));
     assert.equal(warm.state.position.seq, 200);
   });
 

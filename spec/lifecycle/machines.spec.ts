@@ -19,13 +19,13 @@ const alpha = ['alpha'];
 const result = (gate: string, cell: string, pass: boolean, over: { adapter?: string; hashes?: string } = {}): LifecycleEvent => {
   const fields = { pass, adapter: B, hashes: 'equal', engines: alpha, independent: false, seq: 1, actor: 'author', ...over };
   const { engines, independent, seq, actor, hashes, adapter } = fields;
-  return { type: 'gate.result', gate, cell, key: `${gate}|${cell}`, onPins: true, result: { pass, hashes, engines, independent, seq, actor, adapter }, ...fields } as LifecycleEvent;
+  return { type: 'gate.result', gate, cell, key: `${gate}|${cell}`, onPins: true, result: { pass, hashes, engines, independent, seq, actor, adapter }, evidence: { engines, seq, adapter }, ...fields } as LifecycleEvent;
 };
 const PIN_UP: LifecycleEvent = { type: 'pin', seq: 1, engine: 'alpha', version: '1.3.0', line: '1.3' };
 const PIN_BACK: LifecycleEvent = { type: 'pin', seq: 1, engine: 'alpha', version: '1.2.0', line: '1.2' };
 const RELEASED: LifecycleEvent = { type: 'upstream.released', seq: 1, upstream: 'upstream.alpha.101', line: '1.3', version: '1.3.0' };
 const RECHECK: LifecycleEvent = { type: 'recheck', seq: 1, at: '2026-12-01T00:00:00Z' };
-const ACCEPTED: LifecycleEvent = { type: 'gate.acceptance', seq: 1, gate: 'gate.alpha.acceptance', accepted: true, adapter: B, engines: alpha, onPins: true, independent: true };
+const ACCEPTED: LifecycleEvent = { type: 'gate.acceptance', seq: 1, gate: 'gate.alpha.acceptance', accepted: true, adapter: B, engines: alpha, onPins: true, independent: true, evidence: { engines: alpha, seq: 1, adapter: B } };
 const consumed = (subject: string): LifecycleEvent => ({ type: 'consumed', seq: 1, subject, condition: 0, adapter: B, engines: alpha, onPins: true });
 
 /** The alphabet of the capture hook: realistic evidence plus every shortcut. */

@@ -71,7 +71,7 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
     return days > maxAgeDays ? { last, days, maxAgeDays } : undefined;
   };
   const order = new Map(CONTRACT_KINDS.map((k, i) => [k, i]));
-  const contracts = [...registry.contracts].sort((a, b) => order.get(a.kind)! - order.get(b.kind)! || a.id.localeCompare(b.id));
+  const contracts = [...registry.contracts].sort((a, b) => order.get(a.kind)! - order.get(b.kind)! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const contract of contracts) {
     const folded = fold.contracts[contract.id];
     const base = { id: contract.id, kind: contract.kind, title: contract.title };
@@ -99,7 +99,7 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
         break;
       default: {
         if (!folded) break;
-        const matrix = contractMatrix(registry, fold, contract.id)!;
+        const matrix = contractMatrix(registry, fold, contract.id, { profiles: false })!;
         const blockers = blockerForState(registry, fold, contract.id, folded.value, blockerLines(matrix));
         const ctx = folded.context as { lastRecheck?: string | null };
         // Gates are qualified by runs, not rechecks; a contract that left (removed, released, closed) has nothing left to recheck.

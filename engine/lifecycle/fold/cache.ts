@@ -24,6 +24,23 @@ interface CacheFile {
   registry: string;
   ledger: string;
   state: FoldState;
+  /** Gate results, once each: every listener of a record shares its result, so contexts store indexes here. */
+  results: unknown[];
+}
+
+type WithResults = { results?: unknown; accepted?: unknown };
+
+/**
+ * Replaces each shared gate result and independent evidence in a context by its index in the
+ * table (or back). Requirement contexts hold arrays by slot; gate contexts a map and a list.
+ */
+function mapResults(context: WithResults, map: (value: unknown) => unknown): WithResults {
+  const out: WithResults = { ...context };
+  const { results, accepted } = context;
+  if (Array.isArray(results)) out.results = results.map((r) => (r === null ? null : map(r)));
+  else if (results && typeof results === 'object') out.results = Object.fromEntries(Object.entries(results).map(([k, r]) => [k, map(r)]));
+  if (Array.isArray(accepted)) out.accepted = accepted.map((a) => (a === null ? null : Array.isArray(a) ? a.map(map) : map(a)));
+  return out;
 }
 
 function cacheFile(dir: string, files: LedgerFiles): string {
@@ -49,20 +66,33 @@ export function loadCachedFold(dir: string, files: LedgerFiles, registry: Regist
   const world = worldOf(registry);
   for (const [id, fold] of Object.entries(cached.state.contracts)) {
     const spec = (world.tracked.get(id)?.initial as { spec?: unknown } | undefined)?.spec;
-    if (spec !== undefined) fold.context = { spec, ...fold.context };
+    const context = mapResults(fold.context, (i) => cached.results[i as number]);
+    fold.context = spec !== undefined ? { spec, ...context } : context;
   }
   return cached.state;
 }
 
 export function storeCachedFold(dir: string, files: LedgerFiles, registry: Registry, state: FoldState, fingerprint = registryFingerprint(registry)): void {
   mkdirSync(dir, { recursive: true });
-  // The static requirement specs are rebuilt from the registry; storing them would only add bytes.
+  // The static requirement specs are rebuilt from the registry, and the per-contract evidence
+  // lists serve only `explain`, which folds from the start: storing either would only add bytes.
   const contracts: Record<string, ContractFold> = {};
+  const results: unknown[] = [];
+  const index = new Map<unknown, number>();
+  const encode = (r: unknown) => {
+    let i = index.get(r);
+    if (i === undefined) {
+      i = results.length;
+      results.push(r);
+      index.set(r, i);
+    }
+    return i;
+  };
   for (const [id, fold] of Object.entries(state.contracts)) {
     const { spec: _spec, ...context } = fold.context as { spec?: unknown };
-    contracts[id] = { ...fold, context };
+    contracts[id] = { ...fold, context: mapResults(context, encode), evidence: [] };
   }
-  const body: CacheFile = { machines: machinesDefinitionHash(), registry: fingerprint, ledger: resolve(files.ledger), state: { ...state, contracts } };
+  const body: CacheFile = { machines: machinesDefinitionHash(), registry: fingerprint, ledger: resolve(files.ledger), state: { ...state, contracts }, results };
   const file = cacheFile(dir, files);
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(body));

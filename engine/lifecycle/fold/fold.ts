@@ -19,7 +19,7 @@ export interface ContractFold {
   /** When it entered its state (null: since the start). */
   since: string | null;
   history: StateChange[];
-  /** Seqs of the records that changed its context or state. */
+  /** Seqs of the records that changed its context or state (empty in a fold loaded from the snapshot cache). */
   evidence: number[];
 }
 
@@ -191,12 +191,16 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
       const pass = record.data.result === 'pass';
       const hashes = hashStanding(record as EvidenceRecordOf<'gate.result'>);
       const result: CellResult = { pass, hashes, engines: profile.engines, independent, seq, actor: record.actor, ...(adapter ? { adapter } : {}) };
-      toAll({ type: 'gate.result', seq, gate: record.subject, cell, key: `${record.subject}|${cell}`, result, pass, hashes, engines: profile.engines, onPins: profile.onPins, independent, actor: record.actor, ...(adapter ? { adapter } : {}) });
+      const evidence = { engines: profile.engines, seq, ...(adapter ? { adapter } : {}) };
+      toAll({ type: 'gate.result', seq, gate: record.subject, cell, key: `${record.subject}|${cell}`, result, evidence, pass, hashes, engines: profile.engines, onPins: profile.onPins, independent, actor: record.actor, ...(adapter ? { adapter } : {}) });
       return;
     }
-    case 'gate.acceptance':
-      toAll({ type: 'gate.acceptance', seq, gate: record.subject, accepted: record.data.verdict === 'accepted', engines: profile.engines, onPins: profile.onPins, independent, ...(record.profile?.adapter ? { adapter: record.profile.adapter } : {}) });
+    case 'gate.acceptance': {
+      const adapter = record.profile?.adapter;
+      const evidence = { engines: profile.engines, seq, ...(adapter ? { adapter } : {}) };
+      toAll({ type: 'gate.acceptance', seq, gate: record.subject, accepted: record.data.verdict === 'accepted', engines: profile.engines, onPins: profile.onPins, independent, evidence, ...(adapter ? { adapter } : {}) });
       return;
+    }
     case 'hook.removed':
       deliver(record.subject, { type: 'removed', seq, onPins: profile.onPins }, record);
       return;

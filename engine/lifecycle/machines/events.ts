@@ -1,5 +1,5 @@
 import type { EvidenceRelease } from '../../model/index.js';
-import type { CellResult } from './requirement.js';
+import type { CellResult, IndependentEvidence } from './requirement.js';
 
 /** How a pass's before/after hashes stand: equal, different, kept outside the ledger, or absent. */
 export type HashStanding = 'equal' | 'differ' | 'kept' | 'missing';
@@ -21,8 +21,10 @@ export type LifecycleEvent =
       key: string;
       /** The result every listener stores: built once per record and shared (never mutated). */
       result: CellResult;
+      /** Its independent evidence, when the actor is independent and it passed: shared likewise. */
+      evidence: IndependentEvidence;
     }
-  | { type: 'gate.acceptance'; seq: number; gate: string; accepted: boolean; adapter?: string; engines: string[]; onPins: boolean; independent: boolean }
+  | { type: 'gate.acceptance'; seq: number; gate: string; accepted: boolean; adapter?: string; engines: string[]; onPins: boolean; independent: boolean; evidence: IndependentEvidence }
   | { type: 'verify'; seq: number; at: string; result: string }
   | { type: 'removed'; seq: number; onPins: boolean }
   | { type: 'dropped'; seq: number; onPins: boolean }

@@ -61,14 +61,14 @@ const reducers: Record<string, Reducer<GateContext>> = {
     const e = event as EventOf<'gate.result'>;
     if (!e.onPins || !ctx.spec.cells.includes(e.cell)) return UNCHANGED;
     const result: CellResult = e.result;
-    const accepted = e.pass && e.independent ? addOnce(ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) }) : ctx.accepted;
+    const accepted = e.pass && e.independent ? addOnce(ctx.accepted, e.evidence) : ctx.accepted;
     return { results: { ...ctx.results, [e.cell]: result }, accepted };
   },
   applyAcceptance: (ctx, event) => {
     const e = event as EventOf<'gate.acceptance'>;
     if (!e.onPins || !e.independent) return UNCHANGED;
     if (!e.accepted) return { accepted: ctx.accepted.filter((a) => a.adapter !== e.adapter) };
-    const accepted = addOnce(ctx.accepted, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
+    const accepted = addOnce(ctx.accepted, e.evidence);
     return accepted === ctx.accepted ? UNCHANGED : { accepted };
   },
   applyPin: (ctx, event) => {

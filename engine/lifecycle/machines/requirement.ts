@@ -232,7 +232,7 @@ export function applyResult(ctx: RequirementContext, e: EventOf<'gate.result'>):
   if (!e.onPins || slot === undefined) return UNCHANGED;
   const update: Partial<RequirementContext> = { results: withSlot(ctx.results, slot, e.result) };
   if (e.pass && e.independent) {
-    const accepted = addIndependent(ctx.accepted, ctx.spec.slots.gates.get(e.gate)!, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
+    const accepted = addIndependent(ctx.accepted, ctx.spec.slots.gates.get(e.gate)!, e.evidence);
     if (accepted !== ctx.accepted) update.accepted = accepted;
   }
   return update;
@@ -242,7 +242,7 @@ export function applyAcceptance(ctx: RequirementContext, e: EventOf<'gate.accept
   const gateSlot = ctx.spec.slots.gates.get(e.gate);
   if (!e.onPins || !e.independent || gateSlot === undefined) return UNCHANGED;
   if (e.accepted) {
-    const accepted = addIndependent(ctx.accepted, gateSlot, { engines: e.engines, seq: e.seq, ...(e.adapter ? { adapter: e.adapter } : {}) });
+    const accepted = addIndependent(ctx.accepted, gateSlot, e.evidence);
     return accepted === ctx.accepted ? UNCHANGED : { accepted };
   }
   const kept = (ctx.accepted[gateSlot] ?? []).filter((a) => a.adapter !== e.adapter);

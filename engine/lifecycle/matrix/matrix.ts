@@ -51,7 +51,9 @@ function profileText(pins: Record<string, Pin>, engines: readonly string[], adap
 }
 
 /** The matrix behind a contract's state, read from the fold; undefined for untracked contracts. */
-export function contractMatrix(registry: Registry, fold: FoldState, id: string): ContractMatrix | undefined {
+export function contractMatrix(registry: Registry, fold: FoldState, id: string, options: { profiles?: boolean } = {}): ContractMatrix | undefined {
+  // The board needs only blockers; describing each result's profile is for `explain`.
+  const describe = options.profiles === false ? () => '-' : profileText;
   const contract = registry.get(id);
   const folded = fold.contracts[id];
   if (!contract || !folded) return undefined;
@@ -60,7 +62,7 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string):
     const cells: MatrixCell[] = ctx.spec.cells.map((cell) => {
       const r = ctx.results[cell];
       const blocker = gateCellBlocker(ctx, cell);
-      return { path: 'gate', gate: id, cell, result: r ? (r.pass ? 'pass' : 'fail') : 'none', profile: r ? profileText(fold.pins, r.engines, r.adapter) : '-', ...(r ? { actor: r.actor, seq: r.seq } : {}), ...(blocker ? { blocker } : {}), independent: ctx.spec.independent };
+      return { path: 'gate', gate: id, cell, result: r ? (r.pass ? 'pass' : 'fail') : 'none', profile: r ? describe(fold.pins, r.engines, r.adapter) : '-', ...(r ? { actor: r.actor, seq: r.seq } : {}), ...(blocker ? { blocker } : {}), independent: ctx.spec.independent };
     });
     return { id, kind: contract.kind, state: folded.value, conditions: [], cells };
   }
@@ -82,7 +84,7 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string):
       const r = ctx.results[cell.slot];
       const blocker = cellBlocker(ctx, cell, common);
       if (common === undefined && cell.hashes !== 'none' && !blocker) common = r?.adapter;
-      return { path: p, gate: cell.gate, cell: cell.cell, result: r ? (r.pass ? 'pass' : 'fail') : 'none', profile: r ? profileText(fold.pins, r.engines, r.adapter) : '-', ...(r ? { actor: r.actor, seq: r.seq } : {}), ...(blocker ? { blocker } : {}), independent: cell.independent };
+      return { path: p, gate: cell.gate, cell: cell.cell, result: r ? (r.pass ? 'pass' : 'fail') : 'none', profile: r ? describe(fold.pins, r.engines, r.adapter) : '-', ...(r ? { actor: r.actor, seq: r.seq } : {}), ...(blocker ? { blocker } : {}), independent: cell.independent };
     });
   };
   const cells = [...cellRows(spec.cells, path, adapter), ...cellRows(spec.dropCells, 'drop', undefined)];
