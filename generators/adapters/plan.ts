@@ -85,8 +85,12 @@ export function planAdapters(registry: Registry, version: string): AdapterPlan {
       if (parts[0] !== importName) diagnostics.push(diagnose('adapterPackageConflict', at, iface.adapterClass!, importName));
       else if (parts.length !== 3 || parts[1] !== template.adapterModule) diagnostics.push(diagnose('templateDoesNotProvide', at, iface.adapterClass!, `${importName}.${template.adapterModule}.<Class>`));
     }
+    const implementedBy = new Map<string, string>();
     for (const hook of hooks) {
       const at = (path: string[]) => ({ contract: hook.id, ...registry.locate(hook.id, path) });
+      const other = hook.implementation === undefined ? undefined : implementedBy.get(hook.implementation);
+      if (other !== undefined) diagnostics.push(diagnose('hookImplementationShared', at(['implementation']), hook.implementation!, other));
+      if (hook.implementation !== undefined) implementedBy.set(hook.implementation, hook.id);
       const installed = REGISTRY_HOOK_TYPES.includes(hook.hookType);
       if (installed && !hook.signature) diagnostics.push(diagnose('hookWithoutSignature', at(['hookType']), hook.hookType));
       if (!hook.implementation) {

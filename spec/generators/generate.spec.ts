@@ -136,6 +136,13 @@ describe('generators: generate, manifest and --check', function () {
       assert.ok(diagnostics.some((d) => d.contract === 'interface.vllm.kv-connector' && /already the adapter of sglang/.test(d.message)));
     });
 
+    it('rejects two hooks sharing one implementation', () => {
+      const dir = registryWith('hooks/hook.sglang.prefill-add-one-req.yaml', (doc) => doc.set('implementation', 'orbitkv_sglang.hooks.before_init_cuda_graphs'));
+      const { diagnostics } = renderAdapters(registryAt(dir));
+      assert.deepEqual(codes(diagnostics), ['OKV5010']);
+      assert.equal(diagnostics[0]!.contract, 'hook.sglang.prefill-add-one-req');
+    });
+
     it('rejects a kept registry hook without a signature', () => {
       const dir = registryWith('hooks/hook.sglang.prefill-add-one-req.yaml', (doc) => doc.delete('signature'));
       assert.deepEqual(codes(renderAdapters(registryAt(dir)).diagnostics), ['OKV5005']);

@@ -15,6 +15,7 @@ export const GENERATE_DIAGNOSTICS = {
   unsafeName: def({ code: 'OKV5007', severity: 'error', rule: 'unsafe-name', message: (field: string, value: string, pattern: string) => `${field} '${value}' cannot be written into package metadata (must match ${pattern})` }),
   hookImplementationMissing: def({ code: 'OKV5008', severity: 'error', rule: 'hook-implementation-missing', message: (hookType: string) => `kept ${hookType} hook names no implementation`, hint: () => 'set `implementation: <package>.hooks.<function>`' }),
   noPluginLoading: def({ code: 'OKV5009', severity: 'error', rule: 'no-plugin-loading', message: (engine: string) => `runtime engine '${engine}' has no plugins.entryPointGroup; its adapter cannot be loaded`, hint: () => 'add `plugins: { entryPointGroup: ... }` to the engine contract' }),
+  hookImplementationShared: def({ code: 'OKV5010', severity: 'error', rule: 'hook-implementation-shared', message: (path: string, other: string) => `implementation '${path}' is already the implementation of '${other}'`, hint: () => 'give every installed hook its own implementation name' }),
   // 51xx: package-check
   wheelUnreadable: def({ code: 'OKV5101', severity: 'error', rule: 'wheel-unreadable', message: (reason: string) => `cannot read the wheel: ${reason}` }),
   wheelUnknownPackage: def({ code: 'OKV5102', severity: 'error', rule: 'wheel-unknown-package', message: (name: string, known: string) => `wheel '${name}' is not an adapter package of this registry (known: ${known})` }),
