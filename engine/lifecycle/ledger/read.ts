@@ -51,6 +51,9 @@ export function parseLedger(text: string, options: ParseOptions = {}): LedgerRea
   let cursor = 0;
   let bytes = from.offset;
   const fail = (d: Diagnostic): LedgerRead => ({ records, diagnostics: [d], end: pos });
+  // Byte offsets are character offsets in an ASCII ledger (the usual case): no per-line count.
+  // eslint-disable-next-line no-control-regex
+  const ascii = !/[^\x00-\x7f]/.test(text);
   // Every complete line at once: one JSON.parse of the lines joined as an array is much cheaper
   // than one per line. Any bad line makes it throw; then each line is parsed on its own below.
   const complete = text.lastIndexOf('\n');
@@ -99,7 +102,7 @@ export function parseLedger(text: string, options: ParseOptions = {}): LedgerRea
     }
     records.push(record);
     cursor = nl + 1;
-    bytes += Buffer.byteLength(line) + 1;
+    bytes = ascii ? from.offset + cursor : bytes + Buffer.byteLength(line) + 1;
     pos = { seq: record.seq, hash: record.hash, at: record.at, offset: bytes, line: lineNo };
   }
   return { records, diagnostics: [], end: pos };
