@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import type { EngineContract } from '../model/index.js';
 import type { ModuleIndex, ModuleInfo } from './module-index.js';
 import type { CheckoutVersion } from './report.js';
@@ -129,9 +130,19 @@ export function gitTagVersion(root: string, commit: string): { value: string; fi
   if (!dirs) return undefined;
   for (const [ref, target] of gitRefs(dirs.common)) {
     const m = /^refs\/tags\/v?(\d+(?:\.\d+)+(?:\.post\d+)?)$/.exec(ref);
-    if (m && target === commit) return { value: m[1]!, file: `.git ${ref}` };
+    if (m && (target === commit || taggedCommit(dirs.common, target) === commit)) return { value: m[1]!, file: `.git ${ref}` };
   }
   return undefined;
+}
+
+/** The commit an annotated tag object points at, when the object is stored loose. */
+function taggedCommit(common: string, object: string): string | undefined {
+  try {
+    const raw = inflateSync(readFileSync(join(common, 'objects', object.slice(0, 2), object.slice(2)))).toString('utf8');
+    return raw.startsWith('tag ') ? /\0object ([0-9a-f]{40})\n/.exec(raw)?.[1] : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

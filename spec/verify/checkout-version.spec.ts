@@ -1,4 +1,6 @@
 import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../engine/cli/main.js';
@@ -44,6 +46,18 @@ describe("verify: the checkout's own version and commit", function () {
     assert.equal(report.version?.commit, vllmPin);
     assert.equal(report.version?.commitMatches, true);
     assert.deepEqual(report.diagnostics, []);
+    // a loose annotated tag: the ref names a tag object, which names the commit
+    rmSync(join(dir, '.git/packed-refs'));
+    const body = `object ${vllmPin}\ntype commit\ntag v0.31.0\ntagger vLLM <release@vllm.ai> 1759622400 +0000\n\nv0.31.0\n`;
+    const object = Buffer.concat([Buffer.from(`tag ${Buffer.byteLength(body)}\0`), Buffer.from(body)]);
+    const sha = createHash('sha1').update(object).digest('hex');
+    mkdirSync(join(dir, '.git/objects', sha.slice(0, 2)), { recursive: true });
+    writeFileSync(join(dir, '.git/objects', sha.slice(0, 2), sha.slice(2)), deflateSync(object));
+    mkdirSync(join(dir, '.git/refs/tags'), { recursive: true });
+    writeFileSync(join(dir, '.git/refs/tags/v0.31.0'), `${sha}\n`);
+    const loose = await verifyEngine({ registry: embeddedRegistry(), engine: 'vllm', source: dir, threads: 0 });
+    assert.equal(loose.version?.version, '0.31.0');
+    assert.equal(loose.version?.versionFrom, '.git refs/tags/v0.31.0');
   });
 
   it('a checkout at another commit: OKV6012, the checks still run', async function () {
