@@ -62,7 +62,7 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string, 
     const cells: MatrixCell[] = ctx.spec.cells.map((cell) => {
       const r = ctx.results[cell];
       const blocker = gateCellBlocker(ctx, cell);
-      return { path: 'gate', gate: id, cell, result: r ? (r.pass ? 'pass' : 'fail') : 'none', profile: r ? describe(fold.pins, r.engines, r.adapter) : '-', ...(r ? { actor: r.actor, seq: r.seq } : {}), ...(blocker ? { blocker } : {}), independent: ctx.spec.independent };
+      return matrixCell('gate', id, cell, r, r ? describe(fold.pins, r.engines, r.adapter) : '-', blocker, ctx.spec.independent);
     });
     return { id, kind: contract.kind, state: folded.value, conditions: [], cells };
   }
@@ -84,11 +84,22 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string, 
       const r = ctx.results[cell.slot];
       const blocker = cellBlocker(ctx, cell, common);
       if (common === undefined && cell.hashes !== 'none' && !blocker) common = r?.adapter;
-      return { path: p, gate: cell.gate, cell: cell.cell, result: r ? (r.pass ? 'pass' : 'fail') : 'none', profile: r ? describe(fold.pins, r.engines, r.adapter) : '-', ...(r ? { actor: r.actor, seq: r.seq } : {}), ...(blocker ? { blocker } : {}), independent: cell.independent };
+      return matrixCell(p, cell.gate, cell.cell, r, r ? describe(fold.pins, r.engines, r.adapter) : '-', blocker, cell.independent);
     });
   };
   const cells = [...cellRows(spec.cells, path, adapter), ...cellRows(spec.dropCells, 'drop', undefined)];
   return { id, kind: contract.kind, state: folded.value, conditions, cells, ...(adapter ? { adapter } : {}) };
+}
+
+/** One cell, built field by field (the board builds tens of thousands). */
+function matrixCell(path: MatrixCell['path'], gate: string, cell: string, r: { pass: boolean; actor: string; seq: number } | null | undefined, profile: string, blocker: string | undefined, independent: boolean): MatrixCell {
+  const out: MatrixCell = { path, gate, cell, result: r ? (r.pass ? 'pass' : 'fail') : 'none', profile, independent };
+  if (r) {
+    out.actor = r.actor;
+    out.seq = r.seq;
+  }
+  if (blocker !== undefined) out.blocker = blocker;
+  return out;
 }
 
 function describeRelease(fold: FoldState, released: readonly { line: string; version: string }[], upstream: string | undefined, release: { line: string; version: string } | undefined): string {
