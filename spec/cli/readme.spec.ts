@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { listCommands } from '../../engine/cli/main.js';
+
+describe('README (documentation drift)', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const start = readme.indexOf('## CLI reference');
+  const end = readme.indexOf('\n## ', start + 1);
+  const reference = readme.slice(start, end < 0 ? undefined : end);
+
+  it('documents every CLI command in its reference table, and no command that does not exist', async () => {
+    const commands = (await listCommands()).map((c) => c.name).sort();
+    const documented = [...reference.matchAll(/^\| `([a-z-]+)/gm)].map((m) => m[1]!).filter((n) => n !== 'command');
+    assert.deepEqual([...new Set(documented)].sort(), commands);
+  });
+
+  it('names the test command that .ci/run runs, and the main-job command', () => {
+    const ci = readFileSync('.ci/run', 'utf8');
+    assert.match(ci, /^npm test$/m);
+    assert.match(readme, /^npm test\b/m);
+    assert.match(readme, /^npx orbitkv check\b/m);
+  });
+});
