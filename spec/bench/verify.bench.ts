@@ -17,6 +17,7 @@ import { costRatio, printReport } from './report.js';
 
 const FILES = Number(process.env['ORBITKV_BENCH_FILES'] ?? 3000);
 const ROUNDS = Number(process.env['ORBITKV_BENCH_ROUNDS'] ?? 3);
+// ORBITKV_BENCH_FILES changes the tree size; ORBITKV_BENCH_KEEP=1 keeps it afterwards
 const root = join(tmpdir(), `okv-verify-bench-${process.pid}`);
 
 /** Deterministic pseudo-random numbers (mulberry32), so every run parses the same tree. */
@@ -146,7 +147,9 @@ async function main(): Promise<void> {
     { name: 'CPU time of a run, all threads (s); wall time is this over the cores free', unit: 's', ours: median(cpu), peer: median(peer), peerName: 'read the same files', ratio: costRatio(median(cpu), median(peer)), target: 'info' },
     { name: 'throughput (MB/s)', unit: 'MB/s', ours: mb / oursS, peer: mb / median(peer), peerName: 'read the same files', ratio: mb / oursS / (mb / median(peer)), target: 'info' },
   ]);
-  rmSync(root, { recursive: true, force: true });
+  // ORBITKV_BENCH_KEEP=1 keeps the generated tree (and its registry/) to run the CLI against it
+  if (process.env['ORBITKV_BENCH_KEEP']) process.stderr.write(`verify bench: tree kept at ${root}\n`);
+  else rmSync(root, { recursive: true, force: true });
   if (oursS >= 10) process.exitCode = 1;
 }
 
