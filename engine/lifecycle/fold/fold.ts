@@ -142,10 +142,7 @@ type Deliver = (id: string, event: LifecycleEvent, record: EvidenceRecord) => vo
 function foldOne(world: World, state: FoldState, authors: Set<string>, record: EvidenceRecord, deliver: Deliver): void {
   const independent = !authors.has(record.actor);
   if (AUTHORING.has(record.type)) authors.add(record.actor);
-  const listeners = world.listeners.get(record.subject) ?? [];
-  const toAll = (event: LifecycleEvent) => {
-    for (const id of listeners) deliver(id, event, record);
-  };
+  const listeners = world.listeners.get(record.subject) ?? NO_LISTENERS;
   const profile = profileFacts(state, record.profile);
   const seq = record.seq;
   switch (record.type) {
@@ -166,18 +163,18 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
         for (const id of world.byEngine.get(engine) ?? []) deliver(id, event, record);
         return;
       }
-      toAll(event);
+      toAll(listeners, record, deliver, event);
       return;
     }
     case 'upstream.state':
       deliver(record.subject, { type: 'upstream.state', seq, upstream: record.subject, state: record.data.state }, record);
-      toAll({ type: 'recheck', seq, at: record.at });
+      toAll(listeners, record, deliver, { type: 'recheck', seq, at: record.at });
       return;
     case 'upstream.released':
-      toAll({ type: 'upstream.released', seq, upstream: record.subject, line: record.data.line, version: record.data.version });
+      toAll(listeners, record, deliver, { type: 'upstream.released', seq, upstream: record.subject, line: record.data.line, version: record.data.version });
       return;
     case 'adapter.consumed-replacement':
-      toAll({ type: 'consumed', seq, subject: record.subject, condition: record.data.condition, engines: profile.engines, onPins: profile.onPins, ...(record.profile?.adapter ? { adapter: record.profile.adapter } : {}), ...(record.data.release ? { release: record.data.release } : {}) });
+      toAll(listeners, record, deliver, { type: 'consumed', seq, subject: record.subject, condition: record.data.condition, engines: profile.engines, onPins: profile.onPins, ...(record.profile?.adapter ? { adapter: record.profile.adapter } : {}), ...(record.data.release ? { release: record.data.release } : {}) });
       return;
     case 'verify.target':
     case 'verify.assertion':
@@ -192,13 +189,13 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
       const hashes = hashStanding(record as EvidenceRecordOf<'gate.result'>);
       const result: CellResult = { pass, hashes, engines: profile.engines, independent, seq, actor: record.actor, ...(adapter ? { adapter } : {}) };
       const evidence = { engines: profile.engines, seq, ...(adapter ? { adapter } : {}) };
-      toAll({ type: 'gate.result', seq, gate: record.subject, cell, key: `${record.subject}|${cell}`, result, evidence, pass, hashes, engines: profile.engines, onPins: profile.onPins, independent, actor: record.actor, ...(adapter ? { adapter } : {}) });
+      toAll(listeners, record, deliver, { type: 'gate.result', seq, gate: record.subject, cell, key: `${record.subject}|${cell}`, result, evidence, pass, hashes, engines: profile.engines, onPins: profile.onPins, independent, actor: record.actor, ...(adapter ? { adapter } : {}) });
       return;
     }
     case 'gate.acceptance': {
       const adapter = record.profile?.adapter;
       const evidence = { engines: profile.engines, seq, ...(adapter ? { adapter } : {}) };
-      toAll({ type: 'gate.acceptance', seq, gate: record.subject, accepted: record.data.verdict === 'accepted', engines: profile.engines, onPins: profile.onPins, independent, evidence, ...(adapter ? { adapter } : {}) });
+      toAll(listeners, record, deliver, { type: 'gate.acceptance', seq, gate: record.subject, accepted: record.data.verdict === 'accepted', engines: profile.engines, onPins: profile.onPins, independent, evidence, ...(adapter ? { adapter } : {}) });
       return;
     }
     case 'hook.removed':
@@ -216,6 +213,12 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
     default:
       return;
   }
+}
+
+const NO_LISTENERS: string[] = [];
+
+function toAll(listeners: readonly string[], record: EvidenceRecord, deliver: Deliver, event: LifecycleEvent): void {
+  for (const id of listeners) deliver(id, event, record);
 }
 
 function hashStanding(record: EvidenceRecordOf<'gate.result'>): HashStanding {

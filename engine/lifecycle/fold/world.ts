@@ -1,4 +1,4 @@
-import type { Contract } from '../../model/index.js';
+import type { Contract, GapContract } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
 import {
   type Lifecycle, type LifecycleKind, type RequirementSpec, type TransitionTable,
@@ -81,9 +81,30 @@ function buildWorld(registry: Registry): World {
     if (!list) listeners.set(subject, [id]);
     else if (!list.includes(id)) list.push(id);
   };
+  // Which gaps stand behind each rejection, indexed once (asking per rejection is quadratic).
+  const gapsBehind = new Map<string, GapContract[]>();
+  for (const gap of registry.ofKind('gap')) {
+    const add = (id: string) => {
+      const list = gapsBehind.get(id) ?? [];
+      if (!list.includes(gap)) list.push(gap);
+      gapsBehind.set(id, list);
+    };
+    for (const id of gap.consequence.rejections) add(id);
+  }
+  for (const rejection of registry.ofKind('rejection')) {
+    for (const id of rejection.justifiedBy) {
+      const gap = registry.get(id);
+      if (gap?.kind !== 'gap') continue;
+      const list = gapsBehind.get(rejection.id) ?? [];
+      if (!list.includes(gap)) list.push(gap);
+      gapsBehind.set(rejection.id, list);
+    }
+  }
+  const order = new Map(registry.ofKind('gap').map((g, i) => [g, i]));
+  for (const list of gapsBehind.values()) list.sort((a, b) => order.get(a)! - order.get(b)!);
   for (const contract of registry.contracts) {
     if (tracked.has(contract.id)) continue;
-    const t = trackedOf(registry, contract, registryPins);
+    const t = trackedOf(registry, contract, registryPins, gapsBehind);
     if (!t) continue;
     tracked.set(t.id, t);
     listen(t.id, t.id);
@@ -105,7 +126,7 @@ function buildWorld(registry: Registry): World {
   return { registry, tracked, listeners, byEngine, engineOfContract, registryPins };
 }
 
-function trackedOf(registry: Registry, contract: Contract, pins: World['registryPins']): TrackedContract | undefined {
+function trackedOf(registry: Registry, contract: Contract, pins: World['registryPins'], gapsBehind: Map<string, GapContract[]>): TrackedContract | undefined {
   const kind = lifecycleKindOf(contract);
   const pinOf = (engine: string) => {
     const p = pins[engine];
@@ -118,7 +139,7 @@ function trackedOf(registry: Registry, contract: Contract, pins: World['registry
     }
     case 'gap':
     case 'rejection': {
-      const spec = contract.kind === 'gap' ? gapSpec(registry, contract) : rejectionSpec(registry, contract);
+      const spec = contract.kind === 'gap' ? gapSpec(registry, contract) : rejectionSpec(registry, contract, gapsBehind.get(contract.id) ?? []);
       return { id: contract.id, lifecycle: 'restriction', engines: [contract.engine], initial: requirementContext(spec, pinOf(contract.engine)), requirement: spec };
     }
     case 'gate': {

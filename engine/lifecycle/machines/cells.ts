@@ -27,13 +27,25 @@ export function isCellOf(gate: GateContract, cell: Record<string, string> | unde
 
 /** Dotted numeric comparison of the leading numbers (`0.5.21` < `0.5.22`). */
 export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[^0-9]+/).filter(Boolean).map(Number);
-  const pb = b.split(/[^0-9]+/).filter(Boolean).map(Number);
+  if (a === b) return 0;
+  const pa = numbersOf(a);
+  const pb = numbersOf(b);
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
     const d = (pa[i] ?? 0) - (pb[i] ?? 0);
     if (d !== 0) return d;
   }
   return 0;
+}
+
+/** A registry names few versions, and guards compare them on every step: parse each once. */
+const parsedVersions = new Map<string, number[]>();
+function numbersOf(version: string): number[] {
+  let numbers = parsedVersions.get(version);
+  if (!numbers) {
+    numbers = version.split(/[^0-9]+/).filter(Boolean).map(Number);
+    parsedVersions.set(version, numbers);
+  }
+  return numbers;
 }
 
 /** The release line (`major.minor`) of a version. */

@@ -133,8 +133,7 @@ export function gapsOfRejection(registry: Registry, rejection: RejectionContract
 }
 
 /** A rejection reopens when every gap behind it could reopen: their conditions and gates together. */
-export function rejectionSpec(registry: Registry, rejection: RejectionContract): RequirementSpec {
-  const gaps = gapsOfRejection(registry, rejection);
+export function rejectionSpec(registry: Registry, rejection: RejectionContract, gaps: GapContract[] = gapsOfRejection(registry, rejection)): RequirementSpec {
   const gateIds = [...new Set(gaps.flatMap((g) => g.reopening.gates))];
   return indexed({
     id: rejection.id,
