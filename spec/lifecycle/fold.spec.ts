@@ -107,3 +107,37 @@ describe('lifecycle fold', () => {
     assert.equal(loadCachedFold(cache, files, edited), undefined, 'edited registry');
   });
 });
+
+describe('lifecycle fold: warnings on the board', () => {
+  const PINS = { alpha: { version: '1.2.0', commit: '1'.repeat(40) } };
+  const at = (i: number) => `2026-12-03T10:0${i}:00Z`;
+
+  it('a refused record (OKV4201), a pin the engine contract does not record (OKV4202), a disposition the evidence contradicts (OKV4204)', async () => {
+    const { buildBoard } = await import('../../engine/lifecycle/index.js');
+    const drafts: EvidenceDraft[] = [
+      { at: at(1), actor: 'orbitkv-maintainers', type: 'hook.removed', subject: 'hook.alpha.warmup', profile: { engines: PINS, adapter: digest('a') }, data: { adapterVersion: '2' } },
+      { at: at(2), actor: 'orbitkv-maintainers', type: 'gate.result', subject: 'gate.alpha.workload', profile: { engines: PINS, adapter: digest('a') }, data: { result: 'pass', hashes: { before: digest('x'), after: digest('x') } } },
+      { at: at(3), actor: 'orbitkv-maintainers', type: 'optimization.dropped', subject: 'hook.alpha.warmup', profile: { engines: PINS, adapter: digest('a') }, data: { adapterVersion: '2' } },
+      { at: at(4), actor: 'orbitkv-maintainers', type: 'pin.changed', subject: 'engine.alpha', data: { version: '1.2.1', commit: '2'.repeat(40) } },
+    ];
+    const board = buildBoard(registry, sealAll(drafts).records, { at: at(9) });
+    assert.deepEqual(board.diagnostics.map((d) => [d.code, d.contract]), [
+      ['OKV4201', 'hook.alpha.warmup'],
+      ['OKV4202', 'engine.alpha'],
+      ['OKV4204', 'hook.alpha.warmup'],
+    ]);
+    assert.equal(board.rows.find((r) => r.id === 'hook.alpha.warmup')!.state, 'removed');
+  });
+});
+
+describe('ledger chain: sequence and record shape', () => {
+  it('a skipped seq with an intact chain (OKV4104); a sealed record with a bad timestamp (OKV4111)', async () => {
+    const { GENESIS, parseLedger, sealLine } = await import('../../engine/lifecycle/index.js');
+    const body = (seq: number, prev: string, atValue: string) => ({ actor: 'a', at: atValue, data: { findings: 'x', authorizes: 'nothing' }, prev, seq, subject: 'engine.alpha', type: 'recheck' });
+    const one = sealLine(body(1, GENESIS, '2026-12-01T00:00:00Z'));
+    const skipped = sealLine(body(3, one.hash, '2026-12-01T00:01:00Z'));
+    assert.deepEqual(parseLedger(`${one.line}\n${skipped.line}\n`).diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4104', 2]]);
+    const badTime = sealLine(body(2, one.hash, 'yesterday'));
+    assert.deepEqual(parseLedger(`${one.line}\n${badTime.line}\n`).diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4111', 2]]);
+  });
+});

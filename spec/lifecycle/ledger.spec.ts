@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIFECYCLE_FIXTURES, cli, codes, digest, ledgerText, removeTemps, tempCopy } from './support.js';
 
@@ -175,5 +175,24 @@ describe('evidence add: two processes appending at once lose nothing', () => {
     assert.equal(records.filter((r) => r.actor === 'writer-a').length, 15);
     assert.deepEqual(await verdict(dir), { code: 0, codes: [] });
     assert.equal(readFileSync(join(dir, 'evidence', 'ledger.head'), 'utf8').includes('"seq":30'), true);
+  });
+});
+
+describe('ledger lock', () => {
+  after(removeTemps);
+
+  it('a lock left by a dead process is removed; a live one times out with OKV4108', async () => {
+    const { withLock, ledgerFiles } = await import('../../engine/lifecycle/index.js');
+    const dir = tempCopy();
+    const files = ledgerFiles(dir);
+    mkdirSync(join(dir, 'evidence'), { recursive: true });
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    writeFileSync(files.lock, `${dead}\n`);
+    assert.equal(withLock(files.lock, () => 'ran', 200), 'ran');
+    assert.equal(existsSync(files.lock), false, 'released after the body');
+    writeFileSync(files.lock, `${process.pid}\n`);
+    const outcome = withLock(files.lock, () => 'ran', 50);
+    assert.equal(typeof outcome === 'object' && outcome.code, 'OKV4108');
+    assert.equal(readFileSync(files.lock, 'utf8'), `${process.pid}\n`, 'a live holder keeps its lock');
   });
 });

@@ -29,7 +29,6 @@ export const LEDGER_DIAGNOSTICS = {
   // 42xx: the fold
   foldRefused: def({ code: 'OKV4201', severity: 'warning', rule: 'lifecycle-refused', message: (seq: number, type: string, state: string) => `record ${seq} ('${type}') was refused in state '${state}'; it changed nothing` }),
   pinDrift: def({ code: 'OKV4202', severity: 'warning', rule: 'pin-drift', message: (engine: string, ledger: string, contract: string) => `the ledger pins ${engine} ${ledger} but its engine contract says ${contract}`, hint: () => 'update the engine contract to the pin recorded by the last `pin.changed`' }),
-  recheckStale: def({ code: 'OKV4203', severity: 'warning', rule: 'recheck-stale', message: (last: string, days: number, max: number) => `last recheck ${last} is ${days} days old (policy: ${max})`, hint: () => 'recheck upstream states and releases and record them with `orbitkv evidence add recheck`' }),
   dispositionDrift: def({ code: 'OKV4204', severity: 'warning', rule: 'disposition-drift', message: (declared: string, folded: string) => `the contract declares '${declared}' but its evidence folds to '${folded}'`, hint: () => 'update the contract to what the evidence shows' }),
   reportDrift: def({ code: 'OKV4205', severity: 'error', rule: 'report-drift', message: (file: string) => `${file} differs from a fresh report`, hint: () => 'run `orbitkv report` and commit the result' }),
 } as const;
