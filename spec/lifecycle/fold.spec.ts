@@ -131,7 +131,7 @@ describe('lifecycle fold: warnings on the board', () => {
 });
 
 describe('ledger chain: sequence and record shape', () => {
-  it('a skipped seq with an intact chain (OKV4104); a sealed record with a bad timestamp (OKV4111)', async () => {
+  it('a skipped seq with an intact chain (OKV4104); a sealed record with a bad timestamp (OKV4111) or an earlier one (OKV4109)', async () => {
     const { GENESIS, parseLedger, sealLine } = await import('../../engine/lifecycle/index.js');
     const body = (seq: number, prev: string, atValue: string) => ({ actor: 'a', at: atValue, data: { findings: 'x', authorizes: 'nothing' }, prev, seq, subject: 'engine.alpha', type: 'recheck' });
     const one = sealLine(body(1, GENESIS, '2026-12-01T00:00:00Z'));
@@ -139,5 +139,7 @@ describe('ledger chain: sequence and record shape', () => {
     assert.deepEqual(parseLedger(`${one.line}\n${skipped.line}\n`).diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4104', 2]]);
     const badTime = sealLine(body(2, one.hash, 'yesterday'));
     assert.deepEqual(parseLedger(`${one.line}\n${badTime.line}\n`).diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4111', 2]]);
+    const earlier = sealLine(body(2, one.hash, '2026-11-30T23:59:00Z'));
+    assert.deepEqual(parseLedger(`${one.line}\n${earlier.line}\n`).diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4109', 2]]);
   });
 });
