@@ -1,4 +1,5 @@
-export { loadRegistry, resolveRegistryDir, embeddedRegistryDir, type LoadResult } from './load.js';
+export { loadRegistry, loadRegistryParallel, resolveRegistryDir, embeddedRegistryDir, type LoadResult, type ParallelOptions } from './load.js';
+export { loadContractFile } from './load-file.js';
 export { Registry, type ContractEntry } from './registry.js';
 export { type SourceFile, ContractSource, rangeAtPath, rangeOf } from './source.js';
 export { parseContractText, readContractFile, listContractFiles, MAX_CONTRACT_BYTES } from './read.js';

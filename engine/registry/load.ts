@@ -1,10 +1,17 @@
-import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type { Contract } from '../model/index.js';
 import { type Diagnostic, diagnose, sortDiagnostics } from '../diagnostics/index.js';
-import { listContractFiles, readContractFile } from './read.js';
+import { loadContractFile } from './load-file.js';
+import type { LoadWorkerInput, LoadedBatch } from './load-worker.js';
+import { listContractFiles } from './read.js';
 import { Registry, type ContractEntry } from './registry.js';
-import { checkSchema, shippedSchemaDir } from './schema.js';
+import { shippedSchemaDir } from './schema.js';
+import { ContractSource } from './source.js';
 
 export interface LoadResult {
   registry: Registry;
@@ -25,14 +32,102 @@ export function loadRegistry(root: string): LoadResult {
   }
   const entries: ContractEntry[] = [];
   for (const path of listContractFiles(dir, diagnostics)) {
-    const source = readContractFile(dir, path, diagnostics);
-    if (!source) continue;
-    const value = source.doc.toJS({ maxAliasCount: 0 }) as unknown;
-    const kind = checkSchema(source, value, diagnostics);
-    source.release();
-    if (kind) entries.push({ contract: value as Contract, source });
+    const entry = loadContractFile(dir, path, diagnostics);
+    if (entry) entries.push(entry);
   }
   return { registry: new Registry(dir, entries), diagnostics: sortDiagnostics(diagnostics) };
+}
+
+export interface ParallelOptions {
+  /** Worker threads; default: one per available core, at most 16, none below `threshold` files. */
+  workers?: number;
+  /** Below this many files, load on this thread: starting workers costs more than it saves. */
+  threshold?: number;
+}
+
+/**
+ * `loadRegistry` spread over worker threads: each parses a slice of the files (YAML and schema
+ * are CPU-bound, and the YAML parser dominates) and sends back plain values; positions are
+ * parsed again on this thread only for the files a diagnostic points into. Same result as
+ * `loadRegistry`, same order.
+ */
+export async function loadRegistryParallel(root: string, options: ParallelOptions = {}): Promise<LoadResult> {
+  const dir = resolve(root);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return loadRegistry(root);
+  const diagnostics: Diagnostic[] = [];
+  const paths = listContractFiles(dir, diagnostics);
+  const threshold = options.threshold ?? 500;
+  // By default no worker gets fewer than 100 files: below that, its start-up costs more than it
+  // saves. Running from TypeScript sources (tsx), each worker would start its own compiler: one
+  // thread is faster there unless workers are asked for.
+  // With fewer than 4 cores this thread's share (receiving, then the rules) leaves too little to gain.
+  const fromSources = workerUrl().pathname.endsWith('.ts');
+  const cores = availableParallelism();
+  const workers = Math.max(1, options.workers ?? (fromSources || cores < 4 ? 1 : Math.min(cores, 16, Math.ceil(paths.length / 100))));
+  if (paths.length < threshold || workers < 2) {
+    const entries: ContractEntry[] = [];
+    for (const path of paths) {
+      const entry = loadContractFile(dir, path, diagnostics);
+      if (entry) entries.push(entry);
+    }
+    return { registry: new Registry(dir, entries), diagnostics: sortDiagnostics(diagnostics) };
+  }
+  const size = Math.ceil(paths.length / workers);
+  const slices = Array.from({ length: workers }, (_, i) => paths.slice(i * size, (i + 1) * size)).filter((s) => s.length > 0);
+  const results = await Promise.all(slices.map((slice) => runLoadWorker({ root: dir, paths: slice })));
+  const entries: ContractEntry[] = [];
+  const utf8 = new TextDecoder();
+  for (const batches of results) {
+    for (const { files, bytes } of batches) {
+      for (const loaded of files) {
+        diagnostics.push(...loaded.diagnostics);
+        const at = loaded.text;
+        if (loaded.contract !== undefined && loaded.file !== undefined && at !== undefined) {
+          const text = () => utf8.decode(new Uint8Array(bytes, at[0], at[1]));
+          entries.push({ contract: loaded.contract as Contract, source: new ContractSource(loaded.file, loaded.path, text) });
+        }
+      }
+    }
+  }
+  return { registry: new Registry(dir, entries), diagnostics: sortDiagnostics(diagnostics) };
+}
+
+/** The worker module next to this one, with this module's extension (`.ts` under tsx, `.js` built). */
+function workerUrl(): URL {
+  return new URL(`./load-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+}
+
+function startWorker(input: LoadWorkerInput): Worker {
+  const url = workerUrl();
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData: input });
+  // Under tsx (specs, `npx tsx`) a worker does not inherit the TypeScript loader: register it first.
+  const api = tsxEsmApi();
+  const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(code, { eval: true, workerData: input });
+}
+
+/** tsx's ESM `register` module, found through its package exports (there is no `import.meta.resolve` under tsx's CJS transform). */
+function tsxEsmApi(): string {
+  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
+  return pathToFileURL(join(dirname(manifest), pkg.exports['./esm/api']!.import.default)).href;
+}
+
+function runLoadWorker(input: LoadWorkerInput): Promise<LoadedBatch[]> {
+  return new Promise((done, fail) => {
+    const worker = startWorker(input);
+    const result: LoadedBatch[] = [];
+    let finished = false;
+    worker.on('message', (message: LoadedBatch | null) => {
+      if (message === null) finished = true;
+      else result.push(message);
+    });
+    worker.once('error', fail);
+    worker.once('exit', (code) => {
+      if (finished) done(result);
+      else fail(new Error(`registry load worker exited with code ${code} before it finished`));
+    });
+  });
 }
 
 /**

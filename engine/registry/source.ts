@@ -20,14 +20,22 @@ export interface SourceFile {
  */
 export class ContractSource implements SourceFile {
   private parsed: { doc: Document.Parsed; lines: LineCounter } | undefined;
+  private content: string | (() => string);
 
   constructor(
     readonly file: string,
     readonly path: string,
-    readonly text: string,
+    /** The text, or a function that produces it the first time it is read (bytes sent by a load worker). */
+    text: string | (() => string),
     parsed?: { doc: Document.Parsed; lines: LineCounter },
   ) {
+    this.content = text;
     this.parsed = parsed;
+  }
+
+  get text(): string {
+    if (typeof this.content !== 'string') this.content = this.content();
+    return this.content;
   }
 
   get doc(): Document.Parsed {
@@ -41,6 +49,11 @@ export class ContractSource implements SourceFile {
   /** Drops the document; the next `doc` or `lines` parses the text again. */
   release(): void {
     this.parsed = undefined;
+  }
+
+  /** Whether the document is in memory (positions cost nothing now). */
+  get isParsed(): boolean {
+    return this.parsed !== undefined;
   }
 
   private ensure(): { doc: Document.Parsed; lines: LineCounter } {
@@ -69,6 +82,12 @@ export function rangeOf(lines: LineCounter, start: number, end: number): SourceR
  * diagnostic always points somewhere useful.
  */
 export function rangeAtPath(source: SourceFile, path: ReadonlyArray<string | number>, key = false): SourceRange {
+  // A released source answers a top-level one-line scalar from its text, without parsing again:
+  // the common case of a diagnostic on a whole registry (a date, a state, a version).
+  if (source instanceof ContractSource && !source.isParsed && path.length === 1 && typeof path[0] === 'string') {
+    const fast = topLevelScalarRange(source.text, path[0], key);
+    if (fast) return fast;
+  }
   let node: unknown = source.doc.contents;
   let best: Node | null = isNode(node) ? node : null;
   for (let i = 0; i < path.length; i++) {
@@ -94,4 +113,51 @@ export function rangeAtPath(source: SourceFile, path: ReadonlyArray<string | num
   const r = best?.range;
   if (!r) return { line: 1, col: 1, endLine: 1, endCol: 1 };
   return rangeOf(source.lines, r[0], r[1]);
+}
+
+/** Characters that start a value `topLevelScalarRange` leaves to the parser (blocks, flows, quotes, tags, anchors). */
+const NOT_PLAIN = /^[|>[{'"&*!%@`?-]/;
+
+/**
+ * The range of a top-level key (or its value) when the text settles it without parsing: the key
+ * starts exactly one line at column 1, and its value is a one-line plain scalar. Undefined
+ * otherwise; the caller then parses. Equal to the parsed range wherever it answers (specs check
+ * this over the embedded registry).
+ */
+export function topLevelScalarRange(text: string, name: string, key: boolean): SourceRange | undefined {
+  const prefix = `${name}:`;
+  let found = -1;
+  let lineNo = 0;
+  let at = 0;
+  let foundLine = 0;
+  while (at <= text.length) {
+    lineNo++;
+    if (text.startsWith(prefix, at)) {
+      const after = text.charCodeAt(at + prefix.length);
+      // `name:` followed by a space, a tab, a newline or the end of the text (not `name:x` or `names:`).
+      if (Number.isNaN(after) || after === 32 || after === 9 || after === 10 || after === 13) {
+        if (found >= 0) return undefined;
+        found = at;
+        foundLine = lineNo;
+      }
+    }
+    const next = text.indexOf('\n', at);
+    if (next < 0) break;
+    at = next + 1;
+  }
+  if (found < 0) return undefined;
+  if (key) return { line: foundLine, col: 1, endLine: foundLine, endCol: prefix.length };
+  const end = text.indexOf('\n', found);
+  const line = text.slice(found, end < 0 ? text.length : end).replace(/\r$/, '');
+  const rest = line.slice(prefix.length);
+  const start = prefix.length + (rest.length - rest.trimStart().length);
+  let value = line.slice(start);
+  const comment = value.search(/\s#/);
+  if (comment >= 0) value = value.slice(0, comment);
+  value = value.trimEnd();
+  if (value === '' || NOT_PLAIN.test(value)) return undefined;
+  // A plain scalar continues on more-indented lines that follow: leave those to the parser.
+  const following = end < 0 ? '' : text.slice(end + 1, text.indexOf('\n', end + 1) < 0 ? text.length : text.indexOf('\n', end + 1));
+  if (/^[ \t]+[^ \t#\r]/.test(following)) return undefined;
+  return { line: foundLine, col: start + 1, endLine: foundLine, endCol: start + value.length + 1 };
 }

@@ -36,10 +36,10 @@ export const command: CommandModule = {
     const format = (values.format ?? 'text') as Format;
     if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${values.format}'`, `use --format ${FORMATS.join('|')}`);
     if (values.today !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.today)) throw new UsageError(`--today '${values.today}' is not a YYYY-MM-DD date`);
-    const { loadRegistry, resolveRegistryDir, validateRegistry } = await import('../../registry/index.js');
+    const { loadRegistryParallel, resolveRegistryDir, validateRegistry } = await import('../../registry/index.js');
     const { formatDiagnostics, errorCount, sortDiagnostics } = await import('../../diagnostics/index.js');
     const dir = resolveRegistryDir(io.cwd, values.registry);
-    const { registry, diagnostics } = loadRegistry(dir);
+    const { registry, diagnostics } = await loadRegistryParallel(dir);
     const all = sortDiagnostics([...diagnostics, ...validateRegistry(registry, values.today !== undefined ? { today: values.today } : {})]);
     io.out(
       formatDiagnostics(all, {
