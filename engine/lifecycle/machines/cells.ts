@@ -10,8 +10,19 @@ export function cellKey(gate: GateContract, cell: Record<string, string> | undef
   return axes.map((a) => `${a.axis}=${cell?.[a.axis] ?? '?'}`).join(',');
 }
 
-/** Every cell of a gate, in matrix order. */
+const cellsOfGate = new WeakMap<GateContract, { key: string; values: Record<string, string> }[]>();
+
+/** Every cell of a gate, in matrix order (computed once per gate: many contracts name the same gate). */
 export function gateCells(gate: GateContract): { key: string; values: Record<string, string> }[] {
+  let known = cellsOfGate.get(gate);
+  if (!known) {
+    known = computeCells(gate);
+    cellsOfGate.set(gate, known);
+  }
+  return known;
+}
+
+function computeCells(gate: GateContract): { key: string; values: Record<string, string> }[] {
   let cells: Record<string, string>[] = [{}];
   for (const axis of gate.matrix ?? []) cells = cells.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.axis]: v })));
   return cells.map((values) => ({ key: cellKey(gate, values), values }));
