@@ -1,6 +1,30 @@
 /**
  * Removal-gate tracking: the evidence ledger, the contract lifecycles (xstate machines), their
  * fold, the board every command renders and the cell matrix behind each state.
+ *
+ * Decisions worth knowing before changing anything here:
+ * - Ledger: one file `<registry>/evidence/ledger.jsonl`; a line is the canonical JSON of the
+ *   record (sorted keys) with `hash` appended last, `hash` = sha256 of that canonical body,
+ *   `prev` = the previous record's `hash`. `ledger.head` anchors the last seq and hash, so
+ *   records cut from the end are detected. Appends hold an O_EXCL lock file (pid; a dead
+ *   holder's lock is removed), stamp the time under the lock, write one line, fsync.
+ * - Lifecycles: one flat `setup()` machine per kind (hook, restriction = gap or rejection,
+ *   gate, upstream). The fold delivers machine events the fold derived from records with the
+ *   facts of that moment (current pins, who is an author); guards are pure over context and
+ *   event. A hook that its contract declares removed starts removed; everything else starts
+ *   from the ledger's first record.
+ * - Independence: an actor becomes an author by recording pins, consumption, removals or
+ *   support expansion; evidence by anyone else is independent.
+ * - Profiles: a result counts while every engine in its profile is at its current pin; hook
+ *   removal also needs equal before/after hashes in the ledger and the consuming adapter's hash.
+ *   Hashes kept outside the ledger (the seed's transcribed passes) pass a gate, never a removal.
+ * - Staleness is computed on the board (calendar days since the last recheck covering the
+ *   contract, against `--at` or now), not stored as a state.
+ * - The fold runs a transition table compiled from each machine definition (specs prove it
+ *   equals xstate `transition()`), in two passes: events queued per contract, then each
+ *   contract's queue folded in one loop. The snapshot cache (`.orbitkv-cache/`, or
+ *   `$ORBITKV_CACHE_DIR`) is keyed by the machine definitions' hash, the registry's content and
+ *   the ledger position.
  */
 export * from './ledger/index.js';
 export * from './machines/index.js';

@@ -49,6 +49,8 @@ export const command: CommandModule = {
     } else {
       let out = `${id} (${contract.kind}): ${row.state}${row.since ? ` since ${row.since}` : ' since the start'}${row.stale ? ' — stale' : ''}\n  ${contract.title}\n`;
       if (row.reason) out += `  reason: ${row.reason}\n`;
+      const verified = (folded?.context as { verify?: { result: string; at: string; seq: number } | null } | undefined)?.verify;
+      if (verified) out += `  source verification: ${verified.result} (seq ${verified.seq}, ${verified.at}); it records and authorizes nothing\n`;
       out += `\nstate changes:\n`;
       if (!folded?.history.length) out += '  none\n';
       for (const h of folded?.history ?? []) {
