@@ -143,3 +143,16 @@ describe('ledger chain: sequence and record shape', () => {
     assert.deepEqual(parseLedger(`${one.line}\n${earlier.line}\n`).diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4109', 2]]);
   });
 });
+
+describe('lifecycle fold: pins', () => {
+  it('recording the pin already in force changes nothing; a new pin voids the passes bound to the old one', () => {
+    const pins = (version: string, commit: string) => ({ engines: { alpha: { version, commit } }, adapter: digest('a') });
+    const pass = (i: number, p: object): EvidenceDraft => ({ at: `2026-12-04T10:0${i}:00Z`, actor: 'orbitkv-maintainers', type: 'gate.result', subject: 'gate.alpha.workload', profile: p as never, data: { result: 'pass', hashes: { before: digest('x'), after: digest('x') } } });
+    const pin = (i: number, version: string, commit: string): EvidenceDraft => ({ at: `2026-12-04T10:0${i}:00Z`, actor: 'orbitkv-maintainers', type: 'pin.changed', subject: 'engine.alpha', data: { version, commit } });
+    const gate = (drafts: EvidenceDraft[]) => foldLedger(registry, sealAll(drafts).records).contracts['gate.alpha.workload']!.value;
+    const first = pin(1, '1.2.0', '1'.repeat(40));
+    assert.equal(gate([first, pass(2, pins('1.2.0', '1'.repeat(40)))]), 'passed');
+    assert.equal(gate([first, pass(2, pins('1.2.0', '1'.repeat(40))), pin(3, '1.2.0', '1'.repeat(40))]), 'passed');
+    assert.equal(gate([first, pass(2, pins('1.2.0', '1'.repeat(40))), pin(3, '1.2.1', '2'.repeat(40))]), 'pending');
+  });
+});

@@ -149,6 +149,9 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
     case 'pin.changed': {
       const engine = world.engineOfContract.get(record.subject);
       if (engine === undefined) return;
+      const current = state.pins[engine];
+      // Recording the pin already in force is not a change: the passes bound to it stand.
+      if (current && current.version === record.data.version && (current.commit ?? '') === (record.data.commit ?? '') && current.seq !== undefined) return;
       const pin: Pin = { version: record.data.version, line: lineOf(record.data.version), seq, at: record.at, ...(record.data.commit ? { commit: record.data.commit } : {}) };
       state.pins[engine] = pin;
       const event: LifecycleEvent = { type: 'pin', seq, engine, version: pin.version, line: pin.line };
