@@ -28,6 +28,11 @@ export interface BoardRow {
   reason?: string;
   /** Set when the last recheck covering it is older than the recheck policy allows. */
   stale?: Staleness;
+  /**
+   * The latest source-verification finding that calls for attention (a hook target missing or
+   * changed, a gap assertion that no longer holds). It records; it authorizes nothing.
+   */
+  finding?: string;
 }
 
 export interface Board {
@@ -109,7 +114,9 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
         let next = nextAction(contract.kind, folded.value, blockers);
         if (stale) next = `recheck (${stale.last ? `last ${stale.last.slice(0, 10)}, ${stale.days} days` : 'never rechecked'}); then ${next}`;
         const state = contract.kind === 'rejection' && folded.value === 'restricted' ? 'rejected' : folded.value;
-        rows.push({ ...base, state, ...(folded.since ? { since: folded.since } : {}), blockers, next, ...(reason ? { reason } : {}), ...(stale ? { stale } : {}) });
+        const finding = verifyFinding(contract.kind, folded.value, (folded.context as Partial<RequirementContext>).verify);
+        if (finding) next = `${finding.next}; ${next}`;
+        rows.push({ ...base, state, ...(folded.since ? { since: folded.since } : {}), blockers, next, ...(reason ? { reason } : {}), ...(stale ? { stale } : {}), ...(finding ? { finding: finding.text } : {}) });
       }
     }
   }
@@ -119,6 +126,24 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
     pins[e.name] = { version: pin?.version ?? e.version, line: pin?.line ?? e.line, ...((pin?.commit ?? e.commit) ? { commit: pin?.commit ?? e.commit! } : {}), ...(e.newestSeen ? { newestSeen: e.newestSeen.version } : {}) };
   }
   return { at, ledger: { seq: fold.position.seq, hash: fold.position.hash }, pins, rows, diagnostics: foldDiagnostics(registry, fold) };
+}
+
+/** Verify results that are not business as usual, for the board: what they say and what to do. */
+const TARGET_DRIFT = new Set(['missing', 'signature-changed', 'unresolvable-statically']);
+
+function verifyFinding(kind: ContractKind, state: string, verify: RequirementContext['verify'] | undefined): { text: string; next: string } | undefined {
+  if (!verify) return undefined;
+  const when = verify.at.slice(0, 10);
+  if (kind === 'hook' && state !== 'removed' && TARGET_DRIFT.has(verify.result)) {
+    return { text: `source verification ${when}: hook target ${verify.result} (the guarded installer refuses it)`, next: "update the hook contract's target or signature to the checkout, or keep the previous pin" };
+  }
+  if (kind === 'gap' && (state === 'restricted' || state === 'replacement-consumed') && verify.result === 'no-longer-holds') {
+    return { text: `source verification ${when}: the gap's assertion no longer holds (reopening candidate)`, next: 'confirm the upstream fix: record its release on the pinned line and its consumption, then run the reopening gates' };
+  }
+  if (kind === 'gap' && verify.result === 'unresolvable') {
+    return { text: `source verification ${when}: the gap's assertion could not be decided statically`, next: "refine the gap's assertion to the checkout's layout" };
+  }
+  return undefined;
 }
 
 function blockerForState(registry: Registry, fold: FoldState, id: string, state: string, lines: string[]): string[] {

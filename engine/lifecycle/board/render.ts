@@ -31,6 +31,7 @@ function renderText(board: Board): string {
     for (const r of rows) {
       out += `  ${r.id.padEnd(width)}  ${stateText(r).padEnd(sw)}  since ${day(r.since)}\n`;
       for (const b of r.blockers) out += `  ${' '.repeat(width)}  blocked: ${b}\n`;
+      if (r.finding) out += `  ${' '.repeat(width)}  finding: ${r.finding}\n`;
       if (r.reason) out += `  ${' '.repeat(width)}  reason: ${r.reason}\n`;
       if (r.next !== 'none') out += `  ${' '.repeat(width)}  next: ${r.next}\n`;
     }
@@ -44,7 +45,7 @@ function renderMarkdown(board: Board): string {
   let out = `Board at ${board.at}, ledger seq ${board.ledger.seq}.\n`;
   for (const [kind, rows] of groups(board)) {
     out += `\n### ${kind}s\n\n| contract | state | since | blocked by | next |\n|---|---|---|---|---|\n`;
-    for (const r of rows) out += `| \`${r.id}\` | ${cell(stateText(r))} | ${day(r.since)} | ${cell(r.blockers.join('; ') || '—')} | ${cell(r.next)} |\n`;
+    for (const r of rows) out += `| \`${r.id}\` | ${cell(stateText(r))}${r.finding ? ` — ${cell(r.finding)}` : ''} | ${day(r.since)} | ${cell(r.blockers.join('; ') || '—')} | ${cell(r.next)} |\n`;
   }
   return out;
 }
