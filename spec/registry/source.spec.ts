@@ -49,10 +49,16 @@ describe('registry/source', () => {
   });
 
   it('the parallel loader gives the same registry and diagnostics as the sequential one', async () => {
-    const dir = tempRegistry([{ file: 'gates/gate.alpha.lookup.yaml', replace: ['scenario: lookup-states', 'scenario: nope'] }, { file: 'hooks/broken.yaml', text: 'kind: hook\nid: [x\n' }]);
+    const dir = tempRegistry([
+      { file: 'gates/gate.alpha.lookup.yaml', replace: ['scenario: lookup-states', 'scenario: nope'] },
+      { file: 'hooks/broken.yaml', text: 'kind: hook\nid: [x\n' },
+      // No JSON form: must still arrive exactly.
+      { file: 'rejections/rejection.alpha.v2.yaml', replace: ['      value: 1', '      value: .inf'] },
+    ]);
     const a = loadRegistry(dir);
     const b = await loadRegistryParallel(dir, { threshold: 0, workers: 2 });
     assert.deepEqual(b.registry.contracts, a.registry.contracts);
+    assert.ok(JSON.stringify(a.registry.get('rejection.alpha.v2')).includes('null'), 'the fixture holds a non-finite number');
     assert.deepEqual(b.diagnostics, a.diagnostics);
     assert.deepEqual(validateRegistry(b.registry, { today: TODAY }), validateRegistry(a.registry, { today: TODAY }));
     assert.deepEqual(b.registry.entries.map((e) => e.source.file), a.registry.entries.map((e) => e.source.file));
