@@ -8,9 +8,6 @@ export interface LoadedFile {
   file?: string;
   /** Where the file's UTF-8 text is in its batch's `bytes`: offset and length. */
   text?: [number, number];
-  /** Where the contract's JSON is in `bytes` (JSON.parse beats structured-clone deserialising). */
-  json?: [number, number];
-  /** The contract itself, when JSON cannot carry it exactly (a non-finite number). */
   contract?: unknown;
   diagnostics: Diagnostic[];
 }
@@ -28,14 +25,6 @@ export interface LoadedBatch {
 export interface LoadWorkerInput {
   root: string;
   paths: string[];
-}
-
-/** Whether JSON carries the value exactly: YAML's `.nan` and `.inf` have no JSON form. */
-function jsonSafe(value: unknown): boolean {
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(jsonSafe);
-  if (value !== null && typeof value === 'object') return Object.values(value).every(jsonSafe);
-  return true;
 }
 
 /** Files per message: results leave the worker as they are made instead of piling up in its heap. */
@@ -64,16 +53,9 @@ if (parentPort) {
     const entry = loadContractFile(root, path, diagnostics);
     if (entry) {
       const encoded = Buffer.from(entry.source.text, 'utf8');
-      const loaded: LoadedFile = { path, file: entry.source.file, text: [size, encoded.length], diagnostics };
+      batch.push({ path, file: entry.source.file, text: [size, encoded.length], contract: entry.contract, diagnostics });
       texts.push(encoded);
       size += encoded.length;
-      if (jsonSafe(entry.contract)) {
-        const json = Buffer.from(JSON.stringify(entry.contract), 'utf8');
-        loaded.json = [size, json.length];
-        texts.push(json);
-        size += json.length;
-      } else loaded.contract = entry.contract;
-      batch.push(loaded);
     } else batch.push({ path, diagnostics });
     if (batch.length === BATCH) flush();
   }

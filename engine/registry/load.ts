@@ -82,10 +82,9 @@ export async function loadRegistryParallel(root: string, options: ParallelOption
       for (const loaded of files) {
         diagnostics.push(...loaded.diagnostics);
         const at = loaded.text;
-        const contract = loaded.json ? (JSON.parse(utf8.decode(new Uint8Array(bytes, loaded.json[0], loaded.json[1]))) as unknown) : loaded.contract;
-        if (contract !== undefined && loaded.file !== undefined && at !== undefined) {
+        if (loaded.contract !== undefined && loaded.file !== undefined && at !== undefined) {
           const text = () => utf8.decode(new Uint8Array(bytes, at[0], at[1]));
-          entries.push({ contract: contract as Contract, source: new ContractSource(loaded.file, loaded.path, text) });
+          entries.push({ contract: loaded.contract as Contract, source: new ContractSource(loaded.file, loaded.path, text) });
         }
       }
     }
