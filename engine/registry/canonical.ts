@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type Document, Scalar, YAMLMap, YAMLSeq, isMap, isScalar, isSeq, parseDocument, type Pair, type ToStringOptions } from 'yaml';
+import { type Document, Scalar, type YAMLMap, isMap, isScalar, isSeq, parseDocument, type Pair, type ToStringOptions } from 'yaml';
 import { stringTag, stringifyString } from 'yaml/util';
 import { CONTRACT_KINDS, type ContractKind } from '../model/index.js';
 import { isModeline, modelineFor } from './modeline.js';
@@ -152,12 +152,12 @@ function joinComments(a: string | null | undefined, b: string | null | undefined
  * formatter is churn in every review. Their source is re-indented, never re-folded.
  */
 function collectBlockSources(node: unknown, text: string, out: Map<Scalar, string>): void {
-  if (isMap(node) || isSeq(node)) {
-    for (const item of (node as YAMLMap | YAMLSeq).items) {
-      if (isMap(node)) {
-        collectBlockSources((item as Pair).value, text, out);
-      } else collectBlockSources(item, text, out);
-    }
+  if (isMap(node)) {
+    for (const pair of node.items) collectBlockSources(pair.value, text, out);
+    return;
+  }
+  if (isSeq(node)) {
+    for (const item of node.items) collectBlockSources(item, text, out);
     return;
   }
   if (isScalar(node) && (node.type === Scalar.BLOCK_FOLDED || node.type === Scalar.BLOCK_LITERAL) && node.range && !node.comment) {
