@@ -44,8 +44,11 @@ export function listContractFiles(root: string, diagnostics: Diagnostic[]): stri
       if (top && NON_CONTRACT_DIRS.has(name)) continue;
       const path = join(dir, name);
       let isDir = false;
+      let isFile = false;
       try {
-        isDir = dirent.isSymbolicLink() ? statSync(path).isDirectory() : dirent.isDirectory();
+        const target = dirent.isSymbolicLink() ? statSync(path) : dirent;
+        isDir = target.isDirectory();
+        isFile = target.isFile();
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ELOOP') diagnostics.push(diagnose('symlinkLoop', { file: rel(root, path) }, name));
@@ -53,7 +56,11 @@ export function listContractFiles(root: string, diagnostics: Diagnostic[]): stri
         continue;
       }
       if (isDir) walk(path, false);
-      else if (name.endsWith('.yaml') || name.endsWith('.yml')) found.push(path);
+      else if (name.endsWith('.yaml') || name.endsWith('.yml')) {
+        // A FIFO or device named *.yaml would block the read or never end: report, never open.
+        if (isFile) found.push(path);
+        else diagnostics.push(diagnose('unreadableFile', { file: rel(root, path) }, 'not a regular file'));
+      }
     }
   };
   walk(root, true);

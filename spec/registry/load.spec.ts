@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, ftruncateSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_CONTRACT_BYTES, loadRegistry } from '../../engine/registry/index.js';
@@ -52,6 +53,12 @@ describe('registry/load: bad input is a diagnostic, never a crash', () => {
     const dir = tempRegistry([], null);
     symlinkSync('missing.yaml', join(dir, 'dangling.yaml'));
     assert.deepEqual(loadRegistry(dir).diagnostics.map((d) => [d.code, d.file]), [['OKV1002', 'dangling.yaml']]);
+  });
+
+  it('unreadable-file: a FIFO named like a contract is reported, never opened (opening it would block)', () => {
+    const dir = tempRegistry([], null);
+    execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
+    assert.deepEqual(loadRegistry(dir).diagnostics.map((d) => [d.code, d.file]), [['OKV1002', 'pipe.yaml']]);
   });
 
   it('registry-not-found: a folder that does not exist', () => {
