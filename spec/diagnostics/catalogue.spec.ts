@@ -62,3 +62,10 @@ describe('diagnostics/catalogue (meta)', () => {
     assert.deepEqual(missing, []);
   });
 });
+
+describe('diagnostics/catalogue: registry band hints', () => {
+  it('every live registry-band diagnostic says how to fix it', () => {
+    const without = Object.entries(REGISTRY_DIAGNOSTICS).filter(([, d]) => !('hint' in d) || typeof d.hint !== 'function').map(([key]) => key);
+    assert.deepEqual(without, []);
+  });
+});
