@@ -175,7 +175,9 @@ function toDiagnostic(source: SourceFile, e: ErrorObject, contract: string | und
   switch (e.keyword) {
     case 'required': {
       const field = String((e.params as { missingProperty: string }).missingProperty);
-      return diagnose('schemaRequired', { file, range: rangeAtPath(source, path, path.length > 0), contract }, field, where(path));
+      // A field missing at the top is reported at `kind:` (the contract's first key), not over the whole document.
+      const range = path.length > 0 ? rangeAtPath(source, path, true) : rangeAtPath(source, ['kind'], true);
+      return diagnose('schemaRequired', { file, range, contract }, field, where(path));
     }
     case 'additionalProperties': {
       const key = String((e.params as { additionalProperty: string }).additionalProperty);
