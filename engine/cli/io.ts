@@ -33,6 +33,13 @@ export interface CommandModule {
 }
 
 export function processIo(): CliIo {
+  // `orbitkv status | head` closes the pipe early: that is the reader's choice, not an error.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
   return {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
