@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv can-remove HOOK-ID [--registry DIR] [--at DATE]
@@ -14,12 +14,7 @@ export const command: CommandModule = {
   name: 'can-remove',
   summary: 'exit 0 when a hook may be removed now, 1 with the blocking cells otherwise',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { registry: { type: 'string' }, at: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv can-remove --help');
-    }
+    const parsed = parseCommandLine('can-remove', argv, { registry: { type: 'string' }, at: { type: 'string' } }, true);
     const { values, positionals } = parsed;
     if (values.help) {
       io.out(USAGE);

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv check [--registry DIR] [--out DIR] [--no-wheel] [--at DATE] [--format text|json]
@@ -24,23 +24,13 @@ export const command: CommandModule = {
   name: 'check',
   summary: 'the main job: validate the registry, generate the adapters, verify the ledger, print the removal-gate board',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        strict: true,
-        options: {
-          registry: { type: 'string' },
-          out: { type: 'string' },
-          'no-wheel': { type: 'boolean' },
-          at: { type: 'string' },
-          format: { type: 'string' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv check --help');
-    }
+    const { values } = parseCommandLine('check', argv, {
+      registry: { type: 'string' },
+      out: { type: 'string' },
+      'no-wheel': { type: 'boolean' },
+      at: { type: 'string' },
+      format: { type: 'string' },
+    });
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv doctor [--data DIR] [--format text|json]
@@ -15,12 +15,7 @@ export const command: CommandModule = {
   name: 'doctor',
   summary: 'report io_uring, O_DIRECT, memlock and CUDA capabilities of this machine',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({ args: argv, options: { data: { type: 'string' }, format: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv doctor --help');
-    }
+    const { values } = parseCommandLine('doctor', argv, { data: { type: 'string' }, format: { type: 'string' } });
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv evidence add TYPE --subject ID [--actor NAME] [--at TIMESTAMP] [--data JSON]
@@ -28,20 +28,10 @@ export const command: CommandModule = {
   name: 'evidence',
   summary: 'append evidence to the ledger (validated against the registry) or verify the ledger chain',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        strict: true,
-        options: {
-          subject: { type: 'string' }, actor: { type: 'string' }, at: { type: 'string' }, data: { type: 'string' }, profile: { type: 'string' },
-          engines: { type: 'string' }, adapter: { type: 'string' }, registry: { type: 'string' }, repair: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-        },
-      });
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv evidence --help');
-    }
+    const parsed = parseCommandLine('evidence', argv, {
+      subject: { type: 'string' }, actor: { type: 'string' }, at: { type: 'string' }, data: { type: 'string' }, profile: { type: 'string' },
+      engines: { type: 'string' }, adapter: { type: 'string' }, registry: { type: 'string' }, repair: { type: 'boolean' },
+    }, true);
     const { values, positionals } = parsed;
     if (values.help) {
       io.out(USAGE);

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv explain ID [--format text|json] [--at DATE] [--registry DIR]
@@ -14,12 +14,7 @@ export const command: CommandModule = {
   name: 'explain',
   summary: 'the evidence that moved a contract and the gate × cell × profile matrix still missing',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { format: { type: 'string' }, at: { type: 'string' }, registry: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv explain --help');
-    }
+    const parsed = parseCommandLine('explain', argv, { format: { type: 'string' }, at: { type: 'string' }, registry: { type: 'string' } }, true);
     const { values, positionals } = parsed;
     if (values.help) {
       io.out(USAGE);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv fmt [--registry DIR] [--check] [FILES...]
@@ -20,12 +20,7 @@ export const command: CommandModule = {
   name: 'fmt',
   summary: 'rewrite contract files in the canonical key order and style (--check: report only)',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: argv, options: { registry: { type: 'string' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv fmt --help');
-    }
+    const parsed = parseCommandLine('fmt', argv, { registry: { type: 'string' }, check: { type: 'boolean' } }, true);
     const { values, positionals } = parsed;
     if (values.help) {
       io.out(USAGE);

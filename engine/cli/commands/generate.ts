@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv generate [--registry DIR] [--out DIR] [--check] [--dry-run] [--wheel]
@@ -23,26 +23,15 @@ export const command: CommandModule = {
   name: 'generate',
   summary: 'generate the adapter packages, rejection checks and wheels from the contracts',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: {
-          registry: { type: 'string' },
-          out: { type: 'string' },
-          check: { type: 'boolean' },
-          'dry-run': { type: 'boolean' },
-          wheel: { type: 'boolean' },
-          'adapter-version': { type: 'string' },
-          format: { type: 'string' },
-          help: { type: 'boolean', short: 'h' },
-        },
-        strict: true,
-        allowPositionals: false,
-      }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv generate --help');
-    }
+    const { values } = parseCommandLine('generate', argv, {
+      registry: { type: 'string' },
+      out: { type: 'string' },
+      check: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      wheel: { type: 'boolean' },
+      'adapter-version': { type: 'string' },
+      format: { type: 'string' },
+    });
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;

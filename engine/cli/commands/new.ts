@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv new KIND ID [--registry DIR] [--engine NAME]
@@ -22,12 +22,7 @@ export const command: CommandModule = {
   name: 'new',
   summary: 'scaffold a schema-valid contract with FILL markers that validate lists',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: argv, options: { registry: { type: 'string' }, engine: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv new --help');
-    }
+    const parsed = parseCommandLine('new', argv, { registry: { type: 'string' }, engine: { type: 'string' } }, true);
     const { values, positionals } = parsed;
     if (values.help) {
       io.out(USAGE);

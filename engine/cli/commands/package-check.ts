@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv package-check WHEEL... [--registry DIR] [--format text|json|github]
@@ -15,18 +15,7 @@ export const command: CommandModule = {
   name: 'package-check',
   summary: 'check adapter wheels against the packaging policy (retired paths, pins, entry points)',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let values;
-    let positionals: string[];
-    try {
-      ({ values, positionals } = parseArgs({
-        args: argv,
-        options: { registry: { type: 'string' }, format: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-        strict: true,
-        allowPositionals: true,
-      }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv package-check --help');
-    }
+    const { values, positionals } = parseCommandLine('package-check', argv, { registry: { type: 'string' }, format: { type: 'string' } }, true);
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;

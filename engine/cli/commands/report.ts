@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
+import { parseCommandLine } from '../args.js';
+import { type CliIo, type CommandModule, EXIT } from '../io.js';
 
 const USAGE = `usage: orbitkv report [--check] [--registry DIR]
 
@@ -16,12 +16,7 @@ export const command: CommandModule = {
   name: 'report',
   summary: 'write or check REGISTRY.md, the committed summary of contract states and blockers',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({ args: argv, strict: true, options: { check: { type: 'boolean' }, registry: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv report --help');
-    }
+    const { values } = parseCommandLine('report', argv, { check: { type: 'boolean' }, registry: { type: 'string' } });
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;

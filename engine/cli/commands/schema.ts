@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
+import { parseCommandLine } from '../args.js';
+import { type CliIo, type CommandModule, EXIT } from '../io.js';
 
 const USAGE = `usage: orbitkv schema [--check] [--out DIR]
 
@@ -14,12 +14,7 @@ export const command: CommandModule = {
   name: 'schema',
   summary: 'write or check the JSON Schema generated from the TypeScript model',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({ args: argv, options: { check: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv schema --help');
-    }
+    const { values } = parseCommandLine('schema', argv, { check: { type: 'boolean' }, out: { type: 'string' } });
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;

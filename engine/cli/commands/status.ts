@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv status [--format text|markdown|json] [--at DATE] [--registry DIR] [--no-cache]
@@ -19,12 +19,7 @@ export const command: CommandModule = {
   name: 'status',
   summary: 'board of every contract: state, since when, what blocks it, next action (--at for the past)',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({ args: argv, strict: true, options: { format: { type: 'string' }, at: { type: 'string' }, registry: { type: 'string' }, 'no-cache': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv status --help');
-    }
+    const { values } = parseCommandLine('status', argv, { format: { type: 'string' }, at: { type: 'string' }, registry: { type: 'string' }, 'no-cache': { type: 'boolean' } });
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv validate [--registry DIR] [--format text|json|github]
@@ -18,17 +18,7 @@ export const command: CommandModule = {
   name: 'validate',
   summary: 'check the contract registry: syntax, schema and semantic rules, with positioned diagnostics',
   async run(argv: string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: { registry: { type: 'string' }, format: { type: 'string' }, today: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-        strict: true,
-        allowPositionals: false,
-      }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv validate --help');
-    }
+    const { values } = parseCommandLine('validate', argv, { registry: { type: 'string' }, format: { type: 'string' }, today: { type: 'string' } });
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;

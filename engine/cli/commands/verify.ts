@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import type { Diagnostic } from '../../diagnostics/index.js';
 import type { Registry } from '../../registry/index.js';
 import type { AssertionCheck, TargetCheck, VerifyReport } from '../../verify/index.js';
+import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv verify --engine NAME --source DIR [--registry DIR] [--record] [--format text|json]
@@ -30,26 +30,15 @@ export const command: CommandModule = {
   name: 'verify',
   summary: "check an engine checkout's hook targets, interface symbols and gap assertions (tree-sitter)",
   async run(argv: string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: {
-          engine: { type: 'string' },
-          source: { type: 'string' },
-          registry: { type: 'string' },
-          record: { type: 'boolean' },
-          actor: { type: 'string' },
-          format: { type: 'string' },
-          threads: { type: 'string' },
-          help: { type: 'boolean', short: 'h' },
-        },
-        strict: true,
-        allowPositionals: false,
-      }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'orbitkv verify --help');
-    }
+    const { values } = parseCommandLine('verify', argv, {
+      engine: { type: 'string' },
+      source: { type: 'string' },
+      registry: { type: 'string' },
+      record: { type: 'boolean' },
+      actor: { type: 'string' },
+      format: { type: 'string' },
+      threads: { type: 'string' },
+    });
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;
