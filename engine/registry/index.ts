@@ -5,7 +5,7 @@ export { type SourceFile, ContractSource, rangeAtPath, rangeOf } from './source.
 export { parseContractText, readContractFile, listContractFiles, MAX_CONTRACT_BYTES } from './read.js';
 export { canonicalContractText } from './canonical.js';
 export { checkSchema, nearest } from './schema.js';
-export { validateRegistry, type ValidateOptions } from './validate.js';
+export { validateRegistry, generationBlockers, type ValidateOptions } from './validate.js';
 export { RULES, type RegistryRule, type RuleContext, type RuleSite } from './rules/index.js';
 export { referencesOf, engineReferenceOf, type Reference, type EngineReference } from './references.js';
 export { modelineFor, isModeline } from './modeline.js';

@@ -1,4 +1,4 @@
-import { type Diagnostic, diagnose, sortDiagnostics } from '../diagnostics/index.js';
+import { CATALOGUE, type Diagnostic, diagnose, sortDiagnostics } from '../diagnostics/index.js';
 import type { Registry } from './registry.js';
 import { rangeAtPath } from './source.js';
 import { RULES, type RegistryRule, type RuleContext } from './rules/index.js';
@@ -32,4 +32,15 @@ export function validateRegistry(registry: Registry, options: ValidateOptions = 
   };
   for (const rule of options.rules ?? RULES) rule.check(context);
   return sortDiagnostics(diagnostics);
+}
+
+/**
+ * The findings that forbid emitting code from a registry: every error, and every placeholder
+ * `orbitkv new` left (a `FILL` target must never reach a generated hook installer). Warnings
+ * such as a recheck being due stay `validate`'s business.
+ */
+export function generationBlockers(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return diagnostics
+    .filter((d) => d.severity === 'error' || d.code === CATALOGUE.placeholderLeft.code)
+    .map((d) => (d.severity === 'error' ? d : { ...d, severity: 'error' as const }));
 }

@@ -44,6 +44,24 @@ describe('cli/check (the main job)', function () {
     assert.equal(existsSync(out), false, 'nothing generated');
   });
 
+  it('refuses to generate from a contract `orbitkv new` left unfilled, though validate passes with warnings', async () => {
+    const reg = join(work, 'scaffolded');
+    cpSync('contracts', reg, { recursive: true });
+    assert.equal(await runCli(['new', 'hook', 'hook.sglang.unfinished', '--engine', 'sglang', '--registry', reg], captureIo()), 0);
+    const validate = captureIo();
+    assert.equal(await runCli(['validate', '--registry', reg], validate), 0);
+    assert.match(validate.stdout, /OKV3029/);
+    const out = join(work, 'never-scaffolded');
+    const io = captureIo(process.cwd(), { ORBITKV_CACHE_DIR: join(work, 'cache') });
+    assert.equal(await runCli(['check', '--registry', reg, '--out', out], io), 1);
+    assert.match(io.stdout, /unfilled placeholder/);
+    assert.equal(existsSync(out), false, 'nothing generated');
+    const gen = captureIo();
+    assert.equal(await runCli(['generate', '--registry', reg, '--out', out], gen), 1);
+    assert.match(gen.stderr, /OKV3029/);
+    assert.equal(existsSync(out), false, 'nothing generated');
+  });
+
   it('exits 2 on an unknown option', async () => {
     const io = captureIo();
     assert.equal(await runCli(['check', '--bogus'], io), 2);

@@ -37,7 +37,7 @@ export const command: CommandModule = {
     }
     const format = values.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw new UsageError(`unknown format '${format}'`, 'use --format text|json');
-    const { loadRegistry, resolveRegistryDir, validateRegistry } = await import('../../registry/index.js');
+    const { loadRegistry, resolveRegistryDir, validateRegistry, generationBlockers } = await import('../../registry/index.js');
     const { formatDiagnostics, errorCount, sortDiagnostics } = await import('../../diagnostics/index.js');
     const lifecycle = await import('../../lifecycle/index.js');
     const at = values.at !== undefined ? lifecycle.parseAt(values.at) : undefined;
@@ -54,11 +54,12 @@ export const command: CommandModule = {
     const today = (at ?? new Date().toISOString()).slice(0, 10);
     const diagnostics = sortDiagnostics([...loadDiagnostics, ...validateRegistry(registry, { today })]);
     const errors = errorCount(diagnostics);
+    const blockers = generationBlockers(diagnostics).length;
     text(`== validate: ${registry.root}\n`);
     text(formatDiagnostics(diagnostics, { format: 'text', root: registry.root, cwd: io.cwd, contracts: registry.entries.length, color: io.isTty && io.env['NO_COLOR'] === undefined }));
     json['validate'] = JSON.parse(formatDiagnostics(diagnostics, { format: 'json', root: registry.root, cwd: io.cwd, contracts: registry.entries.length }));
-    if (errors > 0) {
-      text(`\ncheck: stopped, the registry has ${errors} error(s); fix them and run again\n`);
+    if (blockers > 0) {
+      text(`\ncheck: stopped before generating: ${errors} error(s) and ${blockers - errors} unfilled placeholder(s); fix them and run again\n`);
       if (format === 'json') io.out(`${JSON.stringify(json, null, 2)}\n`);
       return EXIT.failed;
     }

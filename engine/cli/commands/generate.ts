@@ -41,12 +41,12 @@ export const command: CommandModule = {
     if (!(DIAGNOSTIC_FORMATS as readonly string[]).includes(format)) throw new UsageError(`unknown --format '${format}'`, `use one of: ${DIAGNOSTIC_FORMATS.join(', ')}`);
     const version = values['adapter-version'];
     if (version !== undefined && !/^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?(\.dev\d+)?$/.test(version)) throw new UsageError(`--adapter-version '${version}' is not a PEP 440 version`, 'e.g. --adapter-version 0.2.0');
-    const { loadRegistry, resolveRegistryDir, validateRegistry } = await import('../../registry/index.js');
+    const { loadRegistry, resolveRegistryDir, validateRegistry, generationBlockers } = await import('../../registry/index.js');
     const { generateAdapters, DEFAULT_OUT_DIR } = await import('../../../generators/index.js');
     const { registry, diagnostics: read } = loadRegistry(resolveRegistryDir(io.cwd, values.registry));
     // Generating from a registry with semantic errors (dangling references, disagreeing pins)
-    // would emit wrong checks; warnings (a recheck due) are `validate`'s business.
-    const loaded = errorCount(read) > 0 ? read : [...read, ...validateRegistry(registry)].filter((d) => d.severity === 'error');
+    // would emit wrong checks, and so would an unfilled `orbitkv new` placeholder.
+    const loaded = errorCount(read) > 0 ? read : generationBlockers([...read, ...validateRegistry(registry)]);
     const show = (diagnostics: Parameters<typeof formatDiagnostics>[0], stream: 'out' | 'err') => {
       if (diagnostics.length === 0) return;
       io[stream](formatDiagnostics(diagnostics, { format: format as (typeof DIAGNOSTIC_FORMATS)[number], root: registry.root, cwd: io.cwd, color: io.isTty }));
