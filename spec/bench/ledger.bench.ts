@@ -1,6 +1,6 @@
 /**
  * Ledger fold benchmark: 100,000 evidence records over a synthetic registry of 10,000 contracts.
- * - cold: read the ledger file, check the hash chain, fold every record, build the board (target < 2 s);
+ * - cold: read the ledger file (`readLedgerFile`, as `status` does), check the hash chain, fold every record, build the board (target < 2 s);
  * - warm: with the snapshot cache (keyed by machine definitions, registry and ledger position),
  *   append 100 records, then status = load the cache, read and fold only the new bytes, build
  *   the board (target < 0.3 s);
@@ -14,7 +14,7 @@ import { transition, initialTransition } from 'xstate';
 import type { Contract, EvidenceDraft, GateContract, HookContract, UpstreamContract } from '../../engine/model/index.js';
 import { Registry, type ContractEntry } from '../../engine/registry/index.js';
 import {
-  GENESIS, boardFromFold, compileTable, foldLedger, hookLifecycle, ledgerFiles, loadFold, parseLedger, sealLine, tableStart, tableStep, worldOf,
+  GENESIS, boardFromFold, compileTable, foldLedger, hookLifecycle, ledgerFiles, loadFold, readLedgerFile, sealLine, tableStart, tableStep, worldOf,
   type LifecycleEvent,
 } from '../../engine/lifecycle/index.js';
 import { type BenchResult, costRatio, printReport } from './report.js';
@@ -143,13 +143,13 @@ try {
 
   // Cold, from the start: read, verify the chain, fold, board.
   const [coldBoard, cold] = time(() => {
-    const read = parseLedger(readFileSync(files.ledger, 'utf8'), { file: files.ledger });
+    const read = readLedgerFile(files);
     if (read.diagnostics.length) throw new Error(read.diagnostics[0]!.message);
     const fold = foldLedger(registry, read.records);
     return boardFromFold(registry, fold, at);
   });
   const [, peerCold] = time(peerParse);
-  const [readOnly, readTime] = time(() => parseLedger(readFileSync(files.ledger, 'utf8')).records);
+  const [readOnly, readTime] = time(() => readLedgerFile(files).records);
   const [, foldTime] = time(() => foldLedger(registry, readOnly));
 
   // Warm: fill the cache, append 100 records, then status from the cache.

@@ -47,55 +47,51 @@ export function parseLedger(text: string, options: ParseOptions = {}): LedgerRea
   const from = options.from ?? LEDGER_START;
   const file = options.file;
   const records: EvidenceRecord[] = [];
-  let pos = { ...from };
+  // The position after the last good record, kept in locals: one object per line would be garbage.
+  let seq = from.seq;
+  let hash = from.hash;
+  let at = from.at;
+  let lastLine = from.line;
+  // The last good record's time, parsed once: each line's time is parsed once, then carried.
+  let time = at !== '' ? Date.parse(at) : NaN;
   let cursor = 0;
   let bytes = from.offset;
-  const fail = (d: Diagnostic): LedgerRead => ({ records, diagnostics: [d], end: pos });
+  const position = (): LedgerPosition => ({ seq, hash, at, offset: bytes, line: lastLine });
+  const fail = (d: Diagnostic): LedgerRead => ({ records, diagnostics: [d], end: position() });
   // Byte offsets are character offsets in an ASCII ledger (the usual case): no per-line count.
   // eslint-disable-next-line no-control-regex
   const ascii = !/[^\x00-\x7f]/.test(text);
-  // Every complete line at once: one JSON.parse of the lines joined as an array is much cheaper
-  // than one per line. Any bad line makes it throw; then each line is parsed on its own below.
-  const complete = text.lastIndexOf('\n');
-  let parsed: EvidenceRecord[] | undefined;
-  if (complete > 0) {
-    try {
-      parsed = JSON.parse(`[${text.slice(0, complete).replaceAll('\n', ',')}]`) as EvidenceRecord[];
-    } catch {
-      parsed = undefined;
-    }
-  }
   const site = (line: number) => ({ ...(file !== undefined ? { file } : {}), range: { line, col: 1, endLine: line, endCol: 1 } });
   while (cursor < text.length) {
     const nl = text.indexOf('\n', cursor);
-    const lineNo = pos.line + 1;
+    const lineNo = lastLine + 1;
     if (nl < 0) {
-      return { records, diagnostics: [diagnose('ledgerTornLine', site(lineNo), lineNo)], end: pos, torn: { line: lineNo, offset: bytes } };
+      return { records, diagnostics: [diagnose('ledgerTornLine', site(lineNo), lineNo)], end: position(), torn: { line: lineNo, offset: bytes } };
     }
     const line = text.slice(cursor, nl);
     const sealed = unsealLine(line);
+    // One JSON.parse per line. Joining the lines into one array text to parse at once copies the
+    // whole ledger twice more, and on a small VM those fresh megabytes cost more than they save.
     let record: EvidenceRecord | undefined;
     if (sealed) {
-      record = parsed?.[records.length];
-      if (record === undefined) {
-        try {
-          record = JSON.parse(line) as EvidenceRecord;
-        } catch {
-          record = undefined;
-        }
+      try {
+        record = JSON.parse(line) as EvidenceRecord;
+      } catch {
+        record = undefined;
       }
     }
     if (!sealed || !record || typeof record !== 'object') return fail(diagnose('ledgerUnparsable', site(lineNo), lineNo));
     if (sha256(sealed.body) !== sealed.hash || record.hash !== sealed.hash) return fail(diagnose('ledgerHashMismatch', site(lineNo), lineNo));
-    if (record.prev !== pos.hash || record.seq !== pos.seq + 1) {
+    if (record.prev !== hash || record.seq !== seq + 1) {
       const first = records.findIndex((r) => r.hash === record.hash);
       if (first >= 0) return fail(diagnose('ledgerDuplicate', site(lineNo), lineNo, from.line + first + 1));
-      if (record.prev !== pos.hash) return fail(diagnose('ledgerChainBroken', site(lineNo), lineNo));
-      return fail(diagnose('ledgerSequence', site(lineNo), lineNo, pos.seq + 1, record.seq));
+      if (record.prev !== hash) return fail(diagnose('ledgerChainBroken', site(lineNo), lineNo));
+      return fail(diagnose('ledgerSequence', site(lineNo), lineNo, seq + 1, record.seq));
     }
     const shape = shapeProblem(record);
     if (shape) return fail(diagnose('ledgerInvalidRecord', site(lineNo), lineNo, shape));
-    if (pos.at !== '' && Date.parse(record.at) < Date.parse(pos.at)) return fail(diagnose('ledgerTimeOrder', site(lineNo), lineNo));
+    const recordTime = record.at === at ? time : Date.parse(record.at);
+    if (at !== '' && recordTime < time) return fail(diagnose('ledgerTimeOrder', site(lineNo), lineNo));
     if (options.canonical) {
       const { hash: _hash, ...body } = record;
       if (canonicalJson(body) !== sealed.body) return fail(diagnose('ledgerNotCanonical', site(lineNo), lineNo));
@@ -103,9 +99,13 @@ export function parseLedger(text: string, options: ParseOptions = {}): LedgerRea
     records.push(record);
     cursor = nl + 1;
     bytes = ascii ? from.offset + cursor : bytes + Buffer.byteLength(line) + 1;
-    pos = { seq: record.seq, hash: record.hash, at: record.at, offset: bytes, line: lineNo };
+    seq = record.seq;
+    hash = record.hash;
+    at = record.at;
+    time = recordTime;
+    lastLine = lineNo;
   }
-  return { records, diagnostics: [], end: pos };
+  return { records, diagnostics: [], end: position() };
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
