@@ -75,9 +75,11 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
     const days = Math.round((Date.parse(at.slice(0, 10)) - Date.parse(last.slice(0, 10))) / 86_400_000);
     return days > maxAgeDays ? { last, days, maxAgeDays } : undefined;
   };
+  // Kind order, then id: the kind's rank is looked up once per contract, not twice per comparison.
   const order = new Map(CONTRACT_KINDS.map((k, i) => [k, i]));
-  const contracts = [...registry.contracts].sort((a, b) => order.get(a.kind)! - order.get(b.kind)! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (const contract of contracts) {
+  const ranked = registry.contracts.map((contract) => ({ contract, rank: order.get(contract.kind)! }));
+  ranked.sort((a, b) => a.rank - b.rank || (a.contract.id < b.contract.id ? -1 : a.contract.id > b.contract.id ? 1 : 0));
+  for (const { contract } of ranked) {
     const folded = fold.contracts[contract.id];
     const base = { id: contract.id, kind: contract.kind, title: contract.title };
     switch (contract.kind) {
@@ -104,8 +106,8 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
         break;
       default: {
         if (!folded) break;
-        const matrix = contractMatrix(registry, fold, contract.id, { profiles: false })!;
-        const blockers = blockerForState(registry, fold, contract.id, folded.value, blockerLines(matrix));
+        // The matrix is read only for the states whose blockers are its lines.
+        const blockers = blockerForState(registry, fold, contract.id, folded.value, () => blockerLines(contractMatrix(registry, fold, contract.id, { profiles: false })!));
         const ctx = folded.context as { lastRecheck?: string | null };
         // Gates are qualified by runs, not rechecks; a contract that left (removed, released, closed) has nothing left to recheck.
         const settled = ['removed', 'reopened', 'released', 'closed'].includes(folded.value);
@@ -116,7 +118,12 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
         const state = contract.kind === 'rejection' && folded.value === 'restricted' ? 'rejected' : folded.value;
         const finding = verifyFinding(contract.kind, folded.value, (folded.context as Partial<RequirementContext>).verify);
         if (finding) next = `${finding.next}; ${next}`;
-        rows.push({ ...base, state, ...(folded.since ? { since: folded.since } : {}), blockers, next, ...(reason ? { reason } : {}), ...(stale ? { stale } : {}), ...(finding ? { finding: finding.text } : {}) });
+        // Optional fields are assigned, not spread from temporaries (thousands of rows): same keys, same order.
+        const row: BoardRow = folded.since ? { ...base, state, since: folded.since, blockers, next } : { ...base, state, blockers, next };
+        if (reason) row.reason = reason;
+        if (stale) row.stale = stale;
+        if (finding) row.finding = finding.text;
+        rows.push(row);
       }
     }
   }
@@ -146,7 +153,7 @@ function verifyFinding(kind: ContractKind, state: string, verify: RequirementCon
   return undefined;
 }
 
-function blockerForState(registry: Registry, fold: FoldState, id: string, state: string, lines: string[]): string[] {
+function blockerForState(registry: Registry, fold: FoldState, id: string, state: string, lines: () => string[]): string[] {
   if (state === 'removed' || state === 'reopened' || state === 'passed' || state === 'released' || state === 'closed') return [];
   if (state === 'awaiting-acceptance') return ['independent acceptance missing: only the author\'s evidence is recorded'];
   const contract = registry.get(id);
@@ -160,7 +167,7 @@ function blockerForState(registry: Registry, fold: FoldState, id: string, state:
     const ctx = fold.contracts[id]?.context as RequirementContext | undefined;
     if (ctx && ctx.spec.conditions.length + ctx.spec.cells.length === 0) return [contract.kind === 'rejection' ? 'no gap declares how this profile reopens' : 'no removal gate declared'];
   }
-  return lines;
+  return lines();
 }
 
 function nextAction(kind: ContractKind, state: string, blockers: string[]): string {
