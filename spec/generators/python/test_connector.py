@@ -72,6 +72,7 @@ def vllm_config(**overrides):
         cache_config=SimpleNamespace(mamba_cache_mode="none"),
         speculative_config=None,
         lora_config=None,
+        kv_transfer_config=SimpleNamespace(kv_role="kv_both", kv_load_failure_policy="recompute"),
     )
     config.__dict__.update(overrides)
     return config
