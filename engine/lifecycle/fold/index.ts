@@ -1,4 +1,4 @@
-export { type FoldState, type ContractFold, type StateChange, type Pin, type Refusal, type FoldOptions, initialFold, foldRecords, foldLedger, profileFacts } from './fold.js';
+export { type FoldState, type ContractFold, type StateChange, type Pin, type Refusal, type FoldOptions, initialFold, LedgerFolder, foldRecords, foldLedger, profileFacts } from './fold.js';
 export { admitRecord } from './admit.js';
 export { CACHE_DIR, cacheDirFor, loadCachedFold, storeCachedFold, registryFingerprint } from './cache.js';
 export { type LoadFoldOptions, type LoadedFold, loadFold } from './load.js';

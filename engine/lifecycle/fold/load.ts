@@ -1,7 +1,7 @@
 import type { Registry } from '../../registry/index.js';
 import type { Diagnostic } from '../../diagnostics/index.js';
-import { type LedgerFiles, readLedgerFile } from '../ledger/file.js';
-import { type FoldState, foldLedger, foldRecords } from './fold.js';
+import { type LedgerFiles, scanLedgerFile } from '../ledger/file.js';
+import { type FoldState, LedgerFolder, initialFold } from './fold.js';
 import { loadCachedFold, registryFingerprint, storeCachedFold } from './cache.js';
 
 /** Records past the snapshot that make the warm path rewrite it. */
@@ -31,17 +31,20 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
   if (cacheDir !== undefined && fingerprint !== undefined) {
     const cached = loadCachedFold(cacheDir, files, registry, fingerprint);
     if (cached) {
-      const read = readLedgerFile(files, { from: cached.position });
-      foldRecords(registry, cached, read.records);
-      cached.position = read.end;
+      const folder = new LedgerFolder(registry, cached);
+      const scan = scanLedgerFile(files, { from: cached.position }, (record) => folder.push(record));
+      folder.finish();
+      cached.position = scan.end;
       // Rewriting the snapshot costs more than re-folding a short tail: rewrite once the tail is long.
-      if (read.records.length >= REWRITE_AFTER) storeCachedFold(cacheDir, files, registry, cached, fingerprint);
-      return { state: cached, diagnostics: read.diagnostics, fromCache: true };
+      if (scan.count >= REWRITE_AFTER) storeCachedFold(cacheDir, files, registry, cached, fingerprint);
+      return { state: cached, diagnostics: scan.diagnostics, fromCache: true };
     }
   }
-  const read = readLedgerFile(files);
-  const state = foldLedger(registry, read.records, until !== undefined ? { until } : {});
-  if (until === undefined) state.position = read.end;
-  if (cacheDir !== undefined && fingerprint !== undefined && read.diagnostics.length === 0) storeCachedFold(cacheDir, files, registry, state, fingerprint);
-  return { state, diagnostics: read.diagnostics, fromCache: false };
+  // The records stream from the reader into the fold: none is kept.
+  const folder = new LedgerFolder(registry, initialFold(registry), until !== undefined ? { until } : {});
+  const scan = scanLedgerFile(files, {}, (record) => folder.push(record));
+  const state = folder.finish();
+  if (until === undefined) state.position = scan.end;
+  if (cacheDir !== undefined && fingerprint !== undefined && scan.diagnostics.length === 0) storeCachedFold(cacheDir, files, registry, state, fingerprint);
+  return { state, diagnostics: scan.diagnostics, fromCache: false };
 }

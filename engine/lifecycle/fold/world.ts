@@ -54,6 +54,14 @@ export interface World {
   engineOfContract: Map<string, string>;
   /** The registry's own pins. */
   registryPins: Record<string, { version: string; commit?: string; line: string }>;
+  /** The tracked contracts in one fixed order: the fold keeps its per-contract data in arrays by this index. */
+  order: TrackedContract[];
+  /** `listeners` as indexes into `order`. */
+  listenerSlots: Map<string, number[]>;
+  /** `byEngine` as indexes into `order`. */
+  engineSlots: Map<string, number[]>;
+  /** Indexes of the contracts a pin change concerns: every tracked one but upstream changes. */
+  pinSlots: number[];
 }
 
 const worlds = new WeakMap<Registry, World>();
@@ -100,8 +108,8 @@ function buildWorld(registry: Registry): World {
       gapsBehind.set(rejection.id, list);
     }
   }
-  const order = new Map(registry.ofKind('gap').map((g, i) => [g, i]));
-  for (const list of gapsBehind.values()) list.sort((a, b) => order.get(a)! - order.get(b)!);
+  const gapOrder = new Map(registry.ofKind('gap').map((g, i) => [g, i]));
+  for (const list of gapsBehind.values()) list.sort((a, b) => gapOrder.get(a)! - gapOrder.get(b)!);
   for (const contract of registry.contracts) {
     if (tracked.has(contract.id)) continue;
     const t = trackedOf(registry, contract, registryPins, gapsBehind);
@@ -123,7 +131,13 @@ function buildWorld(registry: Registry): World {
       if (condition.subject !== t.id) listen(condition.subject, t.id);
     }
   }
-  return { registry, tracked, listeners, byEngine, engineOfContract, registryPins };
+  const order = [...tracked.values()];
+  const slotOf = new Map(order.map((t, i) => [t.id, i]));
+  const slots = (ids: readonly string[]) => ids.map((id) => slotOf.get(id)!);
+  const listenerSlots = new Map([...listeners].map(([subject, ids]) => [subject, slots(ids)]));
+  const engineSlots = new Map([...byEngine].map(([engine, ids]) => [engine, slots(ids)]));
+  const pinSlots = order.flatMap((t, i) => (t.lifecycle === 'upstream' ? [] : [i]));
+  return { registry, tracked, listeners, byEngine, engineOfContract, registryPins, order, listenerSlots, engineSlots, pinSlots };
 }
 
 function trackedOf(registry: Registry, contract: Contract, pins: World['registryPins'], gapsBehind: Map<string, GapContract[]>): TrackedContract | undefined {

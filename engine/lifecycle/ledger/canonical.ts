@@ -4,7 +4,7 @@ import * as crypto from 'node:crypto';
 export const GENESIS = '0'.repeat(64);
 
 /** Every ledger line ends with `,"hash":"<64 hex>"}`: the hash is the last key, so a reader checks it without re-serializing. */
-const HASH_SUFFIX_LENGTH = ',"hash":"'.length + 64 + '"}'.length;
+export const HASH_SUFFIX_LENGTH = ',"hash":"'.length + 64 + '"}'.length;
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** JSON with keys sorted at every level and no whitespace: one text per value. */

@@ -1,11 +1,11 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, truncateSync, writeSync } from 'node:fs';
-import { isAscii } from 'node:buffer';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, truncateSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { EvidenceDraft, EvidenceRecord } from '../../model/index.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 import { sealLine } from './canonical.js';
 import { withLock } from './lock.js';
-import { type LedgerPosition, type LedgerRead, LEDGER_START, parseLedger } from './read.js';
+import { type LedgerPosition, type LedgerRead, LEDGER_START } from './position.js';
+import { type LedgerScan, type LedgerSource, scanLedger } from './scan.js';
 
 /** The ledger of a registry: `<registry>/evidence/ledger.jsonl`, its head anchor and its lock. */
 export interface LedgerFiles {
@@ -31,48 +31,39 @@ export interface ReadOptions {
   from?: LedgerPosition;
 }
 
-/** Reads and checks a ledger file; a missing file is an empty ledger. Also checks the head anchor. */
+/** Reads and checks a ledger file, keeping its records (see `scanLedgerFile`); a missing file is an empty ledger. */
 export function readLedgerFile(files: LedgerFiles, options: ReadOptions = {}): LedgerRead {
-  if (!existsSync(files.ledger)) return { records: [], diagnostics: [], end: LEDGER_START };
-  const from = options.from;
-  let text: string;
-  if (from && from.offset > 0) {
-    const fd = openSync(files.ledger, 'r');
-    try {
-      const size = statSync(files.ledger).size;
-      const buffer = Buffer.alloc(Math.max(0, size - from.offset));
-      readInto(fd, buffer, from.offset);
-      text = decodeLedger(buffer);
-    } finally {
-      closeSync(fd);
-    }
-  } else {
-    text = decodeLedger(readFileSync(files.ledger));
-  }
-  const read = parseLedger(text, { file: files.ledger, ...(options.canonical ? { canonical: true } : {}), ...(from ? { from } : {}) });
-  if (read.diagnostics.length === 0) {
-    const head = readHead(files);
-    if (head && head.seq > read.end.seq) read.diagnostics.push(diagnose('ledgerTruncated', { file: files.ledger }, read.end.seq, head.seq));
-    else if (head && head.seq === read.end.seq && head.hash !== read.end.hash) read.diagnostics.push(diagnose('ledgerChainBroken', { file: files.ledger, range: { line: read.end.line, col: 1, endLine: read.end.line, endCol: 1 } }, read.end.line));
-  }
-  return read;
+  const records: EvidenceRecord[] = [];
+  const { count: _count, ...scan } = scanLedgerFile(files, options, (record) => records.push(record));
+  return { records, ...scan };
 }
 
 /**
- * The ledger's text. A ledger is ASCII in the usual case, and then its bytes are its characters:
- * the one-byte copy is much cheaper than UTF-8 decoding of tens of megabytes, with the same text.
+ * Streams a ledger file through the chain check, handing each good record to `onRecord` and
+ * keeping none (the cold fold of a large ledger runs in bounded memory); a missing file is an
+ * empty ledger. Also checks the head anchor: records removed from the end show against it.
  */
-function decodeLedger(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-}
-
-function readInto(fd: number, buffer: Buffer, position: number): void {
-  let done = 0;
-  while (done < buffer.length) {
-    const n = readSync(fd, buffer, done, buffer.length - done, position + done);
-    if (n === 0) break;
-    done += n;
+export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecord: (record: EvidenceRecord) => void): LedgerScan {
+  let fd: number;
+  try {
+    fd = openSync(files.ledger, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { count: 0, diagnostics: [], end: LEDGER_START };
+    throw error;
   }
+  let scan: LedgerScan;
+  try {
+    const source: LedgerSource = (buffer, offset, length, position) => readSync(fd, buffer, offset, length, position);
+    scan = scanLedger(source, { file: files.ledger, ...(options.canonical ? { canonical: true } : {}), ...(options.from ? { from: options.from } : {}) }, onRecord);
+  } finally {
+    closeSync(fd);
+  }
+  if (scan.diagnostics.length === 0) {
+    const head = readHead(files);
+    if (head && head.seq > scan.end.seq) scan.diagnostics.push(diagnose('ledgerTruncated', { file: files.ledger }, scan.end.seq, head.seq));
+    else if (head && head.seq === scan.end.seq && head.hash !== scan.end.hash) scan.diagnostics.push(diagnose('ledgerChainBroken', { file: files.ledger, range: { line: scan.end.line, col: 1, endLine: scan.end.line, endCol: 1 } }, scan.end.line));
+  }
+  return scan;
 }
 
 export function readHead(files: LedgerFiles): LedgerHead | undefined {

@@ -1,4 +1,4 @@
-export type { LifecycleEvent, LifecycleEventType, HashStanding } from './events.js';
+export type { LifecycleEvent, LifecycleEventType, HashStanding, EventOf } from './events.js';
 export { type Lifecycle, definitionHash } from './define.js';
 export { hookLifecycle } from './hook.js';
 export { restrictionLifecycle } from './restriction.js';

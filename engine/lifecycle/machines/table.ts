@@ -56,20 +56,28 @@ export function compileTable<C extends object>(lifecycle: Lifecycle<C>): Transit
 
 function apply<C>(context: C, actions: readonly Reducer<C>[], event: LifecycleEvent): C {
   let next = context;
-  for (const reducer of actions) {
-    const update = reducer(next, event);
+  for (let i = 0; i < actions.length; i++) {
+    const update = actions[i]!(next, event);
     // An unchanged context keeps its object, so the fold can tell what moved a contract.
     if (update !== UNCHANGED) next = { ...next, ...update };
   }
   return next;
 }
 
-function settle<C>(table: TransitionTable<C>, snap: Snap<C>, event: LifecycleEvent): Snap<C> {
-  let { value, context } = snap;
+/** The first candidate whose guard holds for the context and event (plain loops: this runs per delivery). */
+function firstTaken<C>(candidates: readonly CompiledTransition<C>[] | undefined, context: C, event: LifecycleEvent): CompiledTransition<C> | undefined {
+  if (candidates === undefined) return undefined;
+  for (let i = 0; i < candidates.length; i++) {
+    const t = candidates[i]!;
+    if (t.guard === undefined || t.guard(context, event)) return t;
+  }
+  return undefined;
+}
+
+function settle<C>(table: TransitionTable<C>, value: string, context: C, event: LifecycleEvent): Snap<C> {
   for (let i = 0; ; i++) {
     if (i > MAX_ALWAYS) throw new Error(`lifecycle ${table.kind}: eventless transitions cycle in state '${value}'`);
-    const candidates = table.always[value];
-    const taken = candidates?.find((t) => !t.guard || t.guard(context, event));
+    const taken = firstTaken(table.always[value], context, event);
     if (!taken) return { value, context };
     context = apply(context, taken.actions, event);
     if (taken.target !== undefined) value = taken.target;
@@ -80,17 +88,15 @@ const INIT = { type: 'xstate.init' } as unknown as LifecycleEvent;
 
 /** The snapshot a contract starts in. */
 export function tableStart<C>(table: TransitionTable<C>, context: C): Snap<C> {
-  return settle(table, { value: 'start', context }, INIT);
+  return settle(table, 'start', context, INIT);
 }
 
 /** One event through the table: the first candidate whose guard holds, then eventless transitions. */
 export function tableStep<C>(table: TransitionTable<C>, snap: Snap<C>, event: LifecycleEvent): Snap<C> {
-  const candidates = table.on[snap.value]?.[event.type];
-  if (!candidates) return snap;
-  const taken = candidates.find((t) => !t.guard || t.guard(snap.context, event));
+  const taken = firstTaken(table.on[snap.value]?.[event.type], snap.context, event);
   if (!taken) return snap;
   const context = apply(snap.context, taken.actions, event);
-  return settle(table, { value: taken.target ?? snap.value, context }, event);
+  return settle(table, taken.target ?? snap.value, context, event);
 }
 
 /** The same fold through xstate's own pure `transition()`: the reference the table is checked against. */

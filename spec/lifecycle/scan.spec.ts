@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import type { EvidenceRecord } from '../../engine/model/index.js';
+import { GENESIS, type LedgerPosition, type LedgerSource, bufferSource, parseLedger, scanLedger, sealLine } from '../../engine/lifecycle/index.js';
+
+/** A sealed ledger of recheck records whose findings are given texts (any characters, any length). */
+function ledger(findings: readonly string[]): { text: string; hashes: string[] } {
+  let prev = GENESIS;
+  const lines: string[] = [];
+  const hashes: string[] = [];
+  findings.forEach((text, i) => {
+    const body = { seq: i + 1, prev, at: `2026-12-01T10:00:${String(i % 60).padStart(2, '0')}Z`, actor: 'qa', type: 'recheck', subject: 'engine.alpha', data: { findings: text, authorizes: 'nothing' } };
+    const { line, hash } = sealLine(body);
+    lines.push(line);
+    hashes.push(hash);
+    prev = hash;
+  });
+  return { text: lines.map((l) => `${l}\n`).join(''), hashes };
+}
+
+/** A source that hands out at most `most` bytes per read: every line boundary falls somewhere inside a read. */
+function trickle(data: Buffer, most: number): LedgerSource {
+  const whole = bufferSource(data);
+  return (buffer, offset, length, position) => whole(buffer, offset, Math.min(length, most), position);
+}
+
+function scanAll(source: LedgerSource, from?: LedgerPosition) {
+  const records: EvidenceRecord[] = [];
+  const scan = scanLedger(source, from ? { from } : {}, (r) => records.push(r));
+  return { records, ...scan };
+}
+
+describe('evidence ledger: the streaming reader', () => {
+  const texts = ['plain', 'naïve café ☕ — 日本語', 'x'.repeat(3 << 20), '"quotes" and \\ backslashes \n escaped', '🙂'.repeat(1000), 'tail'];
+  const { text, hashes } = ledger(texts);
+  const bytes = Buffer.from(text, 'utf8');
+
+  it('reads every record whatever the read sizes, lines longer than its buffer included', () => {
+    const small = ledger(texts.filter((t) => t.length < 10_000));
+    const cases: [Buffer, string[], string | undefined, number[]][] = [
+      [Buffer.from(small.text, 'utf8'), texts.filter((t) => t.length < 10_000), small.hashes.at(-1), [1, 7]],
+      [bytes, texts, hashes.at(-1), [4096, 1 << 20, bytes.length]],
+    ];
+    for (const [data, expected, last, sizes] of cases) {
+      for (const most of sizes) {
+        const got = scanAll(trickle(data, most));
+        assert.deepEqual(got.diagnostics, [], `reads of ${most} bytes`);
+        assert.deepEqual(got.records.map((r) => (r.data as { findings: string }).findings), expected, `reads of ${most} bytes`);
+        assert.equal(got.end.offset, data.length, 'the end offset counts bytes, not characters');
+        assert.equal(got.end.hash, last);
+      }
+    }
+  });
+
+  it('continues from a position in the middle, counting bytes of non-ASCII lines', () => {
+    const first = scanAll(bufferSource(bytes.subarray(0, Buffer.byteLength(text.split('\n').slice(0, 2).join('\n') + '\n'))));
+    assert.equal(first.count, 2);
+    const rest = scanAll(bufferSource(bytes), first.end);
+    assert.deepEqual(rest.diagnostics, []);
+    assert.deepEqual(rest.records.map((r) => r.seq), [3, 4, 5, 6]);
+    assert.equal(rest.end.line, 6);
+  });
+
+  it('agrees with the in-memory parser, and reports a torn last line with its byte offset', () => {
+    const torn = Buffer.concat([bytes, Buffer.from('{"actor":"qa","at":"2026-12-0')]);
+    const got = scanAll(trickle(torn, 5000));
+    assert.equal(got.count, texts.length);
+    assert.deepEqual(got.torn, { line: texts.length + 1, offset: bytes.length });
+    assert.deepEqual(got.diagnostics.map((d) => d.code), ['OKV4106']);
+    const parsed = parseLedger(torn.toString('utf8'));
+    assert.deepEqual(parsed.torn, got.torn);
+    assert.deepEqual(parsed.diagnostics.map((d) => d.code), got.diagnostics.map((d) => d.code));
+  });
+
+  it('names a duplicated record by the line it repeats, across reads', () => {
+    const lines = text.split('\n').filter(Boolean);
+    const dup = Buffer.from([...lines.slice(0, 5), lines[1], lines[5]].map((l) => `${l}\n`).join(''), 'utf8');
+    const got = scanAll(trickle(dup, 333));
+    assert.equal(got.count, 5);
+    assert.deepEqual(got.diagnostics.map((d) => [d.code, d.message]), [['OKV4105', 'line 6 duplicates line 2']]);
+    assert.equal(got.diagnostics[0]!.range?.line, 6);
+  });
+
+  it('a hash that is not hex makes the line unreadable; a wrong hex hash is a mismatch', () => {
+    const lines = text.split('\n').filter(Boolean);
+    const notHex = `${lines[0]!.slice(0, -66)}${'z'.repeat(64)}"}\n`;
+    const wrong = `${lines[0]!.slice(0, -66)}${'0'.repeat(64)}"}\n`;
+    const a = scanAll(bufferSource(Buffer.from(notHex)));
+    const b = scanAll(bufferSource(Buffer.from(wrong)));
+    assert.equal(a.count + b.count, 0);
+    assert.deepEqual([a.diagnostics[0]!.code, b.diagnostics[0]!.code], ['OKV4101', 'OKV4102']);
+    assert.deepEqual([a.diagnostics[0]!.range?.line, b.diagnostics[0]!.range?.line], [1, 1]);
+  });
+});
