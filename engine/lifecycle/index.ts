@@ -20,11 +20,16 @@
  *   Hashes kept outside the ledger (the seed's transcribed passes) pass a gate, never a removal.
  * - Staleness is computed on the board (calendar days since the last recheck covering the
  *   contract, against `--at` or now), not stored as a state.
+ * - The ledger is read in 1 MiB chunks through one buffer, each line hashed as bytes and parsed
+ *   on its own, and streamed into the fold (`scanLedgerFile` → `LedgerFolder`): no command holds
+ *   the ledger whole to show the board.
  * - The fold runs a transition table compiled from each machine definition (specs prove it
- *   equals xstate `transition()`), in two passes: events queued per contract, then each
- *   contract's queue folded in one loop. The snapshot cache (`.orbitkv-cache/`, or
- *   `$ORBITKV_CACHE_DIR`) is keyed by the machine definitions' hash, the registry's content and
- *   the ledger position.
+ *   equals xstate `transition()`), in batches of records, two passes each: events queued per
+ *   contract, then each contract's queue folded in one loop.
+ * - The snapshot cache (`.orbitkv-cache/`, or `$ORBITKV_CACHE_DIR`) is keyed by the machine
+ *   definitions' hash, the lifecycle code's hash, the registry's content and the ledger position.
+ *   It holds the fold and the board's clock-free row of each contract; records appended since are
+ *   folded and only the rows of contracts they moved (and of those reading them) are rebuilt.
  */
 export * from './ledger/index.js';
 export * from './machines/index.js';

@@ -79,13 +79,12 @@ export const command: CommandModule = {
 
     // 3. ledger + 4. board
     const files = lifecycle.ledgerFiles(registry.root);
-    const loaded = lifecycle.loadFold(registry, files, {
+    const { board, loaded } = lifecycle.loadBoard(registry, files, {
       ...(at !== undefined ? { until: at } : {}),
       cacheDir: lifecycle.cacheDirFor(io.cwd, io.env),
     });
     text(`\n== ledger: ${loaded.diagnostics.length === 0 ? 'hash chain intact' : `${loaded.diagnostics.length} problem(s)`}\n`);
     if (loaded.diagnostics.length) text(formatDiagnostics(loaded.diagnostics, { format: 'text', root: registry.root, cwd: io.cwd }));
-    const board = lifecycle.boardFromFold(registry, loaded.state, at ?? new Date().toISOString());
     text(`\n== status\n`);
     text(lifecycle.renderBoard(board, 'text'));
     if (format === 'json') {

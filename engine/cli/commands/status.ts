@@ -31,11 +31,10 @@ export const command: CommandModule = {
     if (values.at !== undefined && at === undefined) throw new UsageError(`--at '${values.at}' is not a date`, 'use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ');
     const { formatDiagnostics } = await import('../../diagnostics/index.js');
     const session = lifecycle.openSession(io.cwd, values.registry);
-    const loaded = lifecycle.loadFold(session.registry, session.files, {
+    const { board, loaded } = lifecycle.loadBoard(session.registry, session.files, {
       ...(at !== undefined ? { until: at } : {}),
       ...(values['no-cache'] ? {} : { cacheDir: lifecycle.cacheDirFor(io.cwd, io.env) }),
     });
-    const board = lifecycle.boardFromFold(session.registry, loaded.state, at ?? new Date().toISOString());
     io.out(lifecycle.renderBoard(board, format));
     const problems = [...session.diagnostics.filter((d) => d.severity === 'error'), ...loaded.diagnostics, ...board.diagnostics];
     if (problems.length && format !== 'json') io.err(formatDiagnostics(problems, { format: 'text', root: session.registry.root, cwd: io.cwd }));

@@ -1,4 +1,4 @@
-import type { ContractKind, EvidenceRecord } from '../../model/index.js';
+import type { Contract, ContractKind, EvidenceRecord } from '../../model/index.js';
 import { CONTRACT_KINDS } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
@@ -64,15 +64,33 @@ export function buildBoard(registry: Registry, ledger: readonly EvidenceRecord[]
   return boardFromFold(registry, fold, at, options.staleness ?? true);
 }
 
-export function boardFromFold(registry: Registry, fold: FoldState, at: string, staleness = true): Board {
+/**
+ * What a contract's board row is, apart from the clock: everything but its staleness. It
+ * depends on the contract, its fold and the folds it reads (its upstream conditions), so it is
+ * memoised per contract and kept in the snapshot cache; a fold that moves drops the memo of the
+ * contracts that read it (`LoadedFold.rows`).
+ */
+export interface RowCore {
+  row: BoardRow;
+  /** The last recheck covering it; absent: it is never stale (a gate, or a contract that left). */
+  recheck?: string | null;
+  /** The source-verification finding's next step, put before the recheck on the board. */
+  findingNext?: string;
+}
+
+/** Row cores by contract id, computed once per fold (see `RowCore`). */
+export type RowMemo = Map<string, RowCore>;
+
+export function boardFromFold(registry: Registry, fold: FoldState, at: string, staleness = true, memo?: RowMemo): Board {
   const policy = registry.ofKind('policy').find((p) => p.policy.rule === 'recheck');
   const maxAgeDays = policy && policy.policy.rule === 'recheck' ? policy.policy.maxAgeDays : undefined;
   const rows: BoardRow[] = [];
+  const day = Date.parse(at.slice(0, 10));
   const staleOf = (last: string | undefined): Staleness | undefined => {
     if (!staleness || maxAgeDays === undefined) return undefined;
     if (last === undefined) return { maxAgeDays };
     // Calendar days, as the recheck policy counts them.
-    const days = Math.round((Date.parse(at.slice(0, 10)) - Date.parse(last.slice(0, 10))) / 86_400_000);
+    const days = Math.round((day - Date.parse(last.slice(0, 10))) / 86_400_000);
     return days > maxAgeDays ? { last, days, maxAgeDays } : undefined;
   };
   // Kind order, then id: the kind's rank is looked up once per contract, not twice per comparison.
@@ -106,23 +124,22 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
         break;
       default: {
         if (!folded) break;
-        // The matrix is read only for the states whose blockers are its lines.
-        const blockers = blockerForState(registry, fold, contract.id, folded.value, () => blockerLines(contractMatrix(registry, fold, contract.id, { profiles: false })!));
-        const ctx = folded.context as { lastRecheck?: string | null };
-        // Gates are qualified by runs, not rechecks; a contract that left (removed, released, closed) has nothing left to recheck.
-        const settled = ['removed', 'reopened', 'released', 'closed'].includes(folded.value);
-        const stale = contract.kind === 'gate' || settled ? undefined : staleOf(ctx.lastRecheck ?? undefined);
-        const reason = contract.kind === 'hook' && contract.disposition.state === 'kept' ? contract.disposition.reason : undefined;
-        let next = nextAction(contract.kind, folded.value, blockers);
+        let core = memo?.get(contract.id);
+        if (!core) {
+          core = rowCore(registry, fold, contract, folded.value, folded.since, folded.context);
+          memo?.set(contract.id, core);
+        }
+        const stale = core.recheck !== undefined ? staleOf(core.recheck ?? undefined) : undefined;
+        if (!stale && !core.findingNext) {
+          rows.push(core.row);
+          break;
+        }
+        // A copy: the memoised row stays free of the clock.
+        let next = core.row.next;
         if (stale) next = `recheck (${stale.last ? `last ${stale.last.slice(0, 10)}, ${stale.days} days` : 'never rechecked'}); then ${next}`;
-        const state = contract.kind === 'rejection' && folded.value === 'restricted' ? 'rejected' : folded.value;
-        const finding = verifyFinding(contract.kind, folded.value, (folded.context as Partial<RequirementContext>).verify);
-        if (finding) next = `${finding.next}; ${next}`;
-        // Optional fields are assigned, not spread from temporaries (thousands of rows): same keys, same order.
-        const row: BoardRow = folded.since ? { ...base, state, since: folded.since, blockers, next } : { ...base, state, blockers, next };
-        if (reason) row.reason = reason;
+        if (core.findingNext) next = `${core.findingNext}; ${next}`;
+        const row: BoardRow = { ...core.row, next };
         if (stale) row.stale = stale;
-        if (finding) row.finding = finding.text;
         rows.push(row);
       }
     }
@@ -133,6 +150,27 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
     pins[e.name] = { version: pin?.version ?? e.version, line: pin?.line ?? e.line, ...((pin?.commit ?? e.commit) ? { commit: pin?.commit ?? e.commit! } : {}), ...(e.newestSeen ? { newestSeen: e.newestSeen.version } : {}) };
   }
   return { at, ledger: { seq: fold.position.seq, hash: fold.position.hash }, pins, rows, diagnostics: foldDiagnostics(registry, fold) };
+}
+
+/** The clock-free part of a tracked contract's row (hooks, gaps, rejections, gates, upstream changes). */
+function rowCore(registry: Registry, fold: FoldState, contract: Contract, value: string, since: string | null, context: object): RowCore {
+  // The matrix is read only for the states whose blockers are its lines.
+  const blockers = blockerForState(registry, fold, contract.id, value, () => blockerLines(contractMatrix(registry, fold, contract.id, { profiles: false })!));
+  // Gates are qualified by runs, not rechecks; a contract that left (removed, released, closed) has nothing left to recheck.
+  const settled = ['removed', 'reopened', 'released', 'closed'].includes(value);
+  const recheck = contract.kind === 'gate' || settled ? undefined : ((context as { lastRecheck?: string | null }).lastRecheck ?? null);
+  const reason = contract.kind === 'hook' && contract.disposition.state === 'kept' ? contract.disposition.reason : undefined;
+  const state = contract.kind === 'rejection' && value === 'restricted' ? 'rejected' : value;
+  const finding = verifyFinding(contract.kind, value, (context as Partial<RequirementContext>).verify);
+  const next = nextAction(contract.kind, value, blockers);
+  // Optional fields are assigned, not spread from temporaries (thousands of rows): same keys, same order.
+  const row: BoardRow = since ? { id: contract.id, kind: contract.kind, title: contract.title, state, since, blockers, next } : { id: contract.id, kind: contract.kind, title: contract.title, state, blockers, next };
+  if (reason) row.reason = reason;
+  if (finding) row.finding = finding.text;
+  const core: RowCore = { row };
+  if (recheck !== undefined) core.recheck = recheck;
+  if (finding) core.findingNext = finding.next;
+  return core;
 }
 
 /** Verify results that are not business as usual, for the board: what they say and what to do. */

@@ -1,5 +1,7 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RowCore, RowMemo } from '../board/board.js';
 import type { Registry } from '../../registry/index.js';
 import { sha256 } from '../ledger/canonical.js';
 import type { LedgerFiles } from '../ledger/file.js';
@@ -19,13 +21,42 @@ export function registryFingerprint(registry: Registry): string {
   return sha256(JSON.stringify(registry.contracts));
 }
 
+let codeHash: string | undefined;
+
+/**
+ * The lifecycle code a snapshot was made by: the text of every module of the machines, the fold,
+ * the matrix and the board. Guards call helpers whose text the machine definitions' hash does not
+ * cover, and the board rows in the snapshot are that code's output: any edit invalidates it.
+ */
+export function lifecycleCodeHash(): string {
+  if (codeHash === undefined) {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const parts: string[] = [];
+    for (const dir of ['machines', 'fold', 'matrix', 'board']) {
+      const folder = join(root, dir);
+      for (const name of readdirSync(folder).sort()) if (/\.(ts|js|mjs)$/.test(name)) parts.push(`${dir}/${name}`, readFileSync(join(folder, name), 'utf8'));
+    }
+    codeHash = sha256(parts.join('\0'));
+  }
+  return codeHash;
+}
+
 interface CacheFile {
   machines: string;
+  code: string;
   registry: string;
   ledger: string;
   state: FoldState;
   /** Gate results, once each: every listener of a record shares its result, so contexts store indexes here. */
   results: unknown[];
+  /** The board's row cores for this fold (absent until a board was built from it). */
+  rows?: Record<string, RowCore>;
+}
+
+/** A snapshot: the fold at a ledger position, and the board row cores computed from it. */
+export interface CachedSnapshot {
+  state: FoldState;
+  rows?: RowMemo;
 }
 
 type WithResults = { results?: unknown; accepted?: unknown };
@@ -53,6 +84,11 @@ function cacheFile(dir: string, files: LedgerFiles): string {
  * bytes after that position need reading then. Undefined otherwise.
  */
 export function loadCachedFold(dir: string, files: LedgerFiles, registry: Registry, fingerprint = registryFingerprint(registry)): FoldState | undefined {
+  return loadCachedSnapshot(dir, files, registry, fingerprint)?.state;
+}
+
+/** The cached snapshot (fold and board rows) under the same conditions as `loadCachedFold`. */
+export function loadCachedSnapshot(dir: string, files: LedgerFiles, registry: Registry, fingerprint = registryFingerprint(registry)): CachedSnapshot | undefined {
   const file = cacheFile(dir, files);
   if (!existsSync(file)) return undefined;
   let cached: CacheFile;
@@ -61,7 +97,7 @@ export function loadCachedFold(dir: string, files: LedgerFiles, registry: Regist
   } catch {
     return undefined; // A torn cache write: fold from the start and rewrite it.
   }
-  if (cached.machines !== machinesDefinitionHash() || cached.registry !== fingerprint || cached.ledger !== resolve(files.ledger)) return undefined;
+  if (cached.machines !== machinesDefinitionHash() || cached.code !== lifecycleCodeHash() || cached.registry !== fingerprint || cached.ledger !== resolve(files.ledger)) return undefined;
   if (!ledgerStillEndsWith(files, cached.state.position.offset, cached.state.position.hash)) return undefined;
   const world = worldOf(registry);
   for (const [id, fold] of Object.entries(cached.state.contracts)) {
@@ -69,13 +105,21 @@ export function loadCachedFold(dir: string, files: LedgerFiles, registry: Regist
     const context = mapResults(fold.context, (i) => cached.results[i as number]);
     fold.context = spec !== undefined ? { spec, ...context } : context;
   }
-  return cached.state;
+  if (!cached.rows) return { state: cached.state };
+  // Rows are stored without what the registry says (id, kind, title): put back, in the row's key order.
+  const rows: RowMemo = new Map();
+  for (const [id, core] of Object.entries(cached.rows)) {
+    const contract = registry.get(id);
+    if (contract) rows.set(id, { ...core, row: { id, kind: contract.kind, title: contract.title, ...(core.row as Omit<RowCore['row'], 'id' | 'kind' | 'title'>) } });
+  }
+  return { state: cached.state, rows };
 }
 
-export function storeCachedFold(dir: string, files: LedgerFiles, registry: Registry, state: FoldState, fingerprint = registryFingerprint(registry)): void {
+export function storeCachedFold(dir: string, files: LedgerFiles, registry: Registry, state: FoldState, fingerprint = registryFingerprint(registry), rows?: RowMemo): void {
   mkdirSync(dir, { recursive: true });
-  // The static requirement specs are rebuilt from the registry, and the per-contract evidence
-  // lists serve only `explain`, which folds from the start: storing either would only add bytes.
+  // The static requirement specs are rebuilt from the registry, and the per-contract history and
+  // evidence lists serve only `explain`, which folds from the start: storing them would only add
+  // bytes (a contract's `since` is kept).
   const contracts: Record<string, ContractFold> = {};
   const results: unknown[] = [];
   const index = new Map<unknown, number>();
@@ -90,9 +134,13 @@ export function storeCachedFold(dir: string, files: LedgerFiles, registry: Regis
   };
   for (const [id, fold] of Object.entries(state.contracts)) {
     const { spec: _spec, ...context } = fold.context as { spec?: unknown };
-    contracts[id] = { ...fold, context: mapResults(context, encode), evidence: [] };
+    contracts[id] = { ...fold, context: mapResults(context, encode), history: [], evidence: [] };
   }
-  const body: CacheFile = { machines: machinesDefinitionHash(), registry: fingerprint, ledger: resolve(files.ledger), state: { ...state, contracts }, results };
+  const stored = rows ? Object.fromEntries([...rows].map(([id, core]) => {
+    const { id: _id, kind: _kind, title: _title, ...row } = core.row;
+    return [id, { ...core, row }];
+  })) : undefined;
+  const body: CacheFile = { machines: machinesDefinitionHash(), code: lifecycleCodeHash(), registry: fingerprint, ledger: resolve(files.ledger), state: { ...state, contracts }, results, ...(stored ? { rows: stored as Record<string, RowCore> } : {}) };
   const file = cacheFile(dir, files);
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(body));

@@ -18,8 +18,9 @@ export interface ContractFold {
   context: object;
   /** When it entered its state (null: since the start). */
   since: string | null;
+  /** Its state changes (in a fold loaded from the snapshot cache: only those after the snapshot). */
   history: StateChange[];
-  /** Seqs of the records that changed its context or state (empty in a fold loaded from the snapshot cache). */
+  /** Seqs of the records that changed its context or state (in a fold loaded from the snapshot cache: only those after it). */
   evidence: number[];
 }
 
@@ -97,6 +98,8 @@ export class LedgerFolder {
   private readonly folds: (ContractFold | undefined)[];
   private readonly tables: TransitionTable<object>[];
   private readonly queues: number[][];
+  /** 1 for each contract whose state or context moved in this fold. */
+  private readonly changed: Uint8Array;
   /** Slots with a non-empty queue, in the order they were first given an event. */
   private touched: number[] = [];
   /**
@@ -122,6 +125,7 @@ export class LedgerFolder {
     this.folds = this.world.order.map((t) => state.contracts[t.id]);
     this.tables = this.world.order.map((t) => tables[t.lifecycle]);
     this.queues = this.world.order.map(() => []);
+    this.changed = new Uint8Array(this.world.order.length);
     this.refusalsBefore = state.refusals.length;
   }
 
@@ -170,6 +174,7 @@ export class LedgerFolder {
             fold.since = ats[index]!;
           }
           if (moved || after.context !== snap.context) {
+            this.changed[slot] = 1;
             if (fold.evidence[fold.evidence.length - 1] !== seq) fold.evidence.push(seq);
             const refusedAfter = (after.context as Partial<RequirementContext>).refused;
             if (refusedAfter && refusedAfter !== (snap.context as Partial<RequirementContext>).refused) state.refusals.push({ seq, subject: this.world.order[slot]!.id, type: types[index]!, state: snap.value });
@@ -187,6 +192,23 @@ export class LedgerFolder {
     this.types = [];
     this.lastEvent = undefined;
     this.pending = 0;
+  }
+
+  /**
+   * The contracts whose fold moved since this folder started, and the contracts that read them
+   * (their listeners: a hook reads its upstream conditions): whatever was derived from their
+   * folds before is out of date.
+   */
+  moved(): Set<string> {
+    const out = new Set<string>();
+    const { order, listeners } = this.world;
+    for (let slot = 0; slot < this.changed.length; slot++) {
+      if (!this.changed[slot]) continue;
+      const id = order[slot]!.id;
+      out.add(id);
+      for (const reader of listeners.get(id) ?? []) out.add(reader);
+    }
+    return out;
   }
 
   /** Ends the fold: the last batch folded, the state complete and plain data again. */

@@ -2,7 +2,8 @@ import type { Registry } from '../../registry/index.js';
 import type { Diagnostic } from '../../diagnostics/index.js';
 import { type LedgerFiles, scanLedgerFile } from '../ledger/file.js';
 import { type FoldState, LedgerFolder, initialFold } from './fold.js';
-import { loadCachedFold, registryFingerprint, storeCachedFold } from './cache.js';
+import { loadCachedSnapshot, registryFingerprint, storeCachedFold } from './cache.js';
+import { type Board, type RowMemo, boardFromFold } from '../board/board.js';
 
 /** Records past the snapshot that make the warm path rewrite it. */
 export const REWRITE_AFTER = 1000;
@@ -12,6 +13,8 @@ export interface LoadFoldOptions {
   cacheDir?: string;
   /** Fold only evidence at or before this instant (never cached). */
   until?: string;
+  /** Leave writing the snapshot to the caller (`loadBoard` writes it with the board's rows): see `LoadedFold.storeDue`. */
+  deferStore?: boolean;
 }
 
 export interface LoadedFold {
@@ -19,25 +22,34 @@ export interface LoadedFold {
   /** Ledger problems: the fold covers the records before the first bad line. */
   diagnostics: Diagnostic[];
   fromCache: boolean;
+  /** Board row cores from the snapshot that still hold for this fold (those of contracts the tail moved are dropped). */
+  rows?: RowMemo;
+  /** With `deferStore`: the snapshot is due a rewrite (none yet, a long tail folded, or no rows in it). */
+  storeDue: boolean;
 }
 
 /**
  * The fold of a registry's ledger: from the snapshot cache plus the records appended since,
- * or from the start. The cache is rewritten when new records were folded.
+ * or from the start, streaming the ledger into the fold. The cache is rewritten when there was
+ * none, and once the tail past it grows long.
  */
 export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFoldOptions = {}): LoadedFold {
   const { cacheDir, until } = options;
   const fingerprint = cacheDir !== undefined && until === undefined ? registryFingerprint(registry) : undefined;
   if (cacheDir !== undefined && fingerprint !== undefined) {
-    const cached = loadCachedFold(cacheDir, files, registry, fingerprint);
+    const cached = loadCachedSnapshot(cacheDir, files, registry, fingerprint);
     if (cached) {
-      const folder = new LedgerFolder(registry, cached);
-      const scan = scanLedgerFile(files, { from: cached.position }, (record) => folder.push(record));
+      const state = cached.state;
+      const folder = new LedgerFolder(registry, state);
+      const scan = scanLedgerFile(files, { from: state.position }, (record) => folder.push(record));
       folder.finish();
-      cached.position = scan.end;
+      state.position = scan.end;
+      const rows = cached.rows;
+      if (rows) for (const id of folder.moved()) rows.delete(id);
       // Rewriting the snapshot costs more than re-folding a short tail: rewrite once the tail is long.
-      if (scan.count >= REWRITE_AFTER) storeCachedFold(cacheDir, files, registry, cached, fingerprint);
-      return { state: cached, diagnostics: scan.diagnostics, fromCache: true };
+      const storeDue = scan.diagnostics.length === 0 && (scan.count >= REWRITE_AFTER || !rows);
+      if (storeDue && !options.deferStore) storeCachedFold(cacheDir, files, registry, state, fingerprint);
+      return { state, diagnostics: scan.diagnostics, fromCache: true, ...(rows ? { rows } : {}), storeDue };
     }
   }
   // The records stream from the reader into the fold: none is kept.
@@ -45,6 +57,31 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
   const scan = scanLedgerFile(files, {}, (record) => folder.push(record));
   const state = folder.finish();
   if (until === undefined) state.position = scan.end;
-  if (cacheDir !== undefined && fingerprint !== undefined && scan.diagnostics.length === 0) storeCachedFold(cacheDir, files, registry, state, fingerprint);
-  return { state, diagnostics: scan.diagnostics, fromCache: false };
+  const storeDue = cacheDir !== undefined && fingerprint !== undefined && scan.diagnostics.length === 0;
+  if (storeDue && !options.deferStore) storeCachedFold(cacheDir, files, registry, state, fingerprint);
+  return { state, diagnostics: scan.diagnostics, fromCache: false, storeDue };
+}
+
+export interface LoadBoardOptions {
+  cacheDir?: string;
+  /** Leave out evidence after this instant (ISO): the board of the past (no snapshot is used). */
+  until?: string;
+  /** The clock staleness is counted against (ISO); default: `until`, else now. */
+  at?: string;
+  /** Staleness needs a clock; off for deterministic output. */
+  staleness?: boolean;
+}
+
+/**
+ * What `status` and `check` show: the fold (from the snapshot when there is one) and its board.
+ * Row cores come from the snapshot for every contract the new records did not move; the snapshot
+ * is written back with the board's rows when it is due.
+ */
+export function loadBoard(registry: Registry, files: LedgerFiles, options: LoadBoardOptions = {}): { board: Board; loaded: LoadedFold } {
+  const { cacheDir } = options;
+  const loaded = loadFold(registry, files, { ...(cacheDir !== undefined ? { cacheDir } : {}), ...(options.until !== undefined ? { until: options.until } : {}), deferStore: true });
+  const memo: RowMemo = loaded.rows ?? new Map();
+  const board = boardFromFold(registry, loaded.state, options.at ?? options.until ?? new Date().toISOString(), options.staleness ?? true, memo);
+  if (cacheDir !== undefined && loaded.storeDue) storeCachedFold(cacheDir, files, registry, loaded.state, undefined, memo);
+  return { board, loaded };
 }
