@@ -5,7 +5,7 @@ import { loadRegistry } from '../../engine/registry/index.js';
 import {
   type Lifecycle, type LifecycleEvent, type RequirementContext,
   compileTable, dropMet, gateLifecycle, hookLifecycle, regressionCleared, removalMet, restrictionLifecycle,
-  tableStart, tableStep, upstreamLifecycle, worldOf, xstateFold,
+  tableAdvance, tableStart, tableStep, upstreamLifecycle, worldOf, xstateFold, type Cursor,
 } from '../../engine/lifecycle/index.js';
 import { WALK, digest } from './support.js';
 
@@ -151,6 +151,17 @@ describe('lifecycle transition tables', () => {
         for (const e of events) snap = tableStep(table, snap, e);
         const reference = xstateFold(lifecycle, input(id), events);
         assert.deepStrictEqual({ value: snap.value, context: snap.context }, reference, `run ${run}: ${events.map((e) => e.type).join(', ')}`);
+        // The fold's cursor (one context copy per run of steps, updates written into it) agrees too,
+        // cut into runs anywhere, and never touches the context it started from.
+        const start = tableStart(table, input(id));
+        const frozen = JSON.stringify(start.context);
+        let cursor: Cursor<object> = { value: start.value, context: start.context, owned: false, changed: false };
+        events.forEach((e, i) => {
+          if (i % (1 + (run % 5)) === 0) cursor = { value: cursor.value, context: cursor.context, owned: false, changed: false };
+          tableAdvance(table, cursor, e);
+        });
+        assert.deepStrictEqual({ value: cursor.value, context: cursor.context }, reference, `cursor, run ${run}`);
+        assert.equal(JSON.stringify(start.context), frozen, 'the starting context is not mutated');
       }
     });
   }

@@ -1,7 +1,7 @@
 import type { EvidenceProfile, EvidenceRecord, EvidenceRecordOf } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
 import { type LedgerPosition, LEDGER_START } from '../ledger/read.js';
-import { type CellResult, type EventOf, type HashStanding, type IndependentEvidence, type LifecycleEvent, type RequirementContext, type Snap, type TransitionTable, cellKey, lineOf, tableStart, tableStep } from '../machines/index.js';
+import { type CellResult, type EventOf, type HashStanding, type IndependentEvidence, type LifecycleEvent, type RequirementContext, type Cursor, type TransitionTable, cellKey, lineOf, tableAdvance, tableStart } from '../machines/index.js';
 import { type World, lifecycleTables, worldOf } from './world.js';
 
 /** One state change of a contract. */
@@ -163,26 +163,28 @@ export class LedgerFolder {
       const fold = this.folds[slot];
       if (fold) {
         const table = this.tables[slot]!;
-        let snap: Snap<object> = { value: fold.value, context: fold.context };
-        for (const index of queue) {
-          const after = tableStep(table, snap, events[index]!);
-          if (after === snap) continue;
+        // One cursor per contract and batch: its context is copied once, at its first update.
+        const cursor: Cursor<object> = { value: fold.value, context: fold.context, owned: false, changed: false };
+        for (let q = 0; q < queue.length; q++) {
+          const index = queue[q]!;
+          const before = cursor.value;
+          const refusedBefore = (cursor.context as Partial<RequirementContext>).refused;
+          cursor.changed = false;
+          if (!tableAdvance(table, cursor, events[index]!)) continue;
+          const moved = cursor.value !== before;
+          if (!moved && !cursor.changed) continue;
           const seq = events[index]!.seq;
-          const moved = after.value !== snap.value;
           if (moved) {
-            fold.history.push({ seq, at: ats[index]!, from: snap.value, to: after.value });
+            fold.history.push({ seq, at: ats[index]!, from: before, to: cursor.value });
             fold.since = ats[index]!;
           }
-          if (moved || after.context !== snap.context) {
-            this.changed[slot] = 1;
-            if (fold.evidence[fold.evidence.length - 1] !== seq) fold.evidence.push(seq);
-            const refusedAfter = (after.context as Partial<RequirementContext>).refused;
-            if (refusedAfter && refusedAfter !== (snap.context as Partial<RequirementContext>).refused) state.refusals.push({ seq, subject: this.world.order[slot]!.id, type: types[index]!, state: snap.value });
-          }
-          snap = after;
+          this.changed[slot] = 1;
+          if (fold.evidence[fold.evidence.length - 1] !== seq) fold.evidence.push(seq);
+          const refusedAfter = (cursor.context as Partial<RequirementContext>).refused;
+          if (refusedAfter && refusedAfter !== refusedBefore) state.refusals.push({ seq, subject: this.world.order[slot]!.id, type: types[index]!, state: before });
         }
-        fold.value = snap.value;
-        fold.context = snap.context;
+        fold.value = cursor.value;
+        fold.context = cursor.context;
       }
       queue.length = 0;
     }

@@ -29,16 +29,20 @@ export function gateCellBlocker(ctx: GateContext, cell: string): string | undefi
 
 export type GateStanding = 'pending' | 'failed' | 'awaiting-acceptance' | 'passed';
 
-let lastContext: GateContext | undefined;
-let lastStanding: GateStanding = 'pending';
+const last = { spec: undefined as GateSpec | undefined, results: undefined as unknown, accepted: undefined as unknown, standing: 'pending' as GateStanding };
 
-/** A gate's standing; the classifying guards of one step ask about the same context in a row, so the last answer is kept. */
+/**
+ * A gate's standing. The classifying guards of one step ask about the same context in a row, so
+ * the last answer is kept, keyed by the fields it reads (reducers replace them, never mutate).
+ */
 export function gateStanding(ctx: GateContext): GateStanding {
-  if (ctx !== lastContext) {
-    lastStanding = computeStanding(ctx);
-    lastContext = ctx;
+  if (ctx.spec !== last.spec || ctx.results !== last.results || ctx.accepted !== last.accepted) {
+    last.standing = computeStanding(ctx);
+    last.spec = ctx.spec;
+    last.results = ctx.results;
+    last.accepted = ctx.accepted;
   }
-  return lastStanding;
+  return last.standing;
 }
 
 function computeStanding(ctx: GateContext): GateStanding {

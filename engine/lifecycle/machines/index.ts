@@ -7,4 +7,4 @@ export { upstreamLifecycle, type UpstreamContext, upstreamContext, upstreamStand
 export * from './requirement.js';
 export * from './requirements.js';
 export { cellKey, gateCells, isCellOf, compareVersions, lineOf, ENGINE_AXIS } from './cells.js';
-export { type TransitionTable, type Snap, compileTable, tableStart, tableStep, xstateFold } from './table.js';
+export { type TransitionTable, type Snap, type Cursor, compileTable, tableAdvance, tableStart, tableStep, xstateFold } from './table.js';

@@ -150,20 +150,35 @@ export function regressionCleared(ctx: RequirementContext): boolean {
   return cells.length > 0 && cellsPassed(ctx, cells, undefined);
 }
 
-let lastContext: RequirementContext | undefined;
-let lastStanding: 'blocked' | 'consumed' | 'authorized' = 'blocked';
+/** The last answer of `openStanding` and what it was computed from. */
+const lastStanding = {
+  spec: undefined as RequirementSpec | undefined,
+  pin: null as LifecyclePin | null,
+  released: undefined as unknown,
+  consumed: undefined as unknown,
+  results: undefined as unknown,
+  accepted: undefined as unknown,
+  standing: 'blocked' as 'blocked' | 'consumed' | 'authorized',
+};
 
 /**
  * Where an open (not yet removed) contract stands. The classifying guards of one step ask about
- * the same (immutable) context in a row, so the last answer is kept: one slot, nothing for the
- * collector to trace.
+ * the same context in a row, so the last answer is kept, keyed by the fields it reads: reducers
+ * replace a field rather than mutate it, so the same field objects mean the same answer (the fold
+ * writes updates into a context it owns, whose identity alone would not say that).
  */
 export function openStanding(ctx: RequirementContext): 'blocked' | 'consumed' | 'authorized' {
-  if (ctx !== lastContext) {
-    lastStanding = removalMet(ctx) || dropMet(ctx) ? 'authorized' : replacementReady(ctx) ? 'consumed' : 'blocked';
-    lastContext = ctx;
+  const last = lastStanding;
+  if (ctx.spec !== last.spec || ctx.pin !== last.pin || ctx.released !== last.released || ctx.consumed !== last.consumed || ctx.results !== last.results || ctx.accepted !== last.accepted) {
+    last.standing = removalMet(ctx) || dropMet(ctx) ? 'authorized' : replacementReady(ctx) ? 'consumed' : 'blocked';
+    last.spec = ctx.spec;
+    last.pin = ctx.pin;
+    last.released = ctx.released;
+    last.consumed = ctx.consumed;
+    last.results = ctx.results;
+    last.accepted = ctx.accepted;
   }
-  return lastStanding;
+  return last.standing;
 }
 
 // ---- reducers -----------------------------------------------------------------------------

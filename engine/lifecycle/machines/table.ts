@@ -99,6 +99,48 @@ export function tableStep<C>(table: TransitionTable<C>, snap: Snap<C>, event: Li
   return settle(table, taken.target ?? snap.value, context, event);
 }
 
+/**
+ * A contract's snapshot while the fold steps it through a run of events. The first update in a
+ * run copies the context (`owned` from then on) and later updates are written into that copy: a
+ * run of steps makes one new context instead of one per step. Reducers stay pure (they return
+ * the fields that change) and replace, never mutate, what they change, so a context read by a
+ * guard is always the one the pure step would have made; `changed` says the run changed it.
+ */
+export interface Cursor<C> {
+  value: string;
+  context: C;
+  owned: boolean;
+  changed: boolean;
+}
+
+function applyInto<C extends object>(cursor: Cursor<C>, actions: readonly Reducer<C>[], event: LifecycleEvent): void {
+  for (let i = 0; i < actions.length; i++) {
+    const update = actions[i]!(cursor.context, event);
+    if (update === UNCHANGED) continue;
+    if (cursor.owned) Object.assign(cursor.context, update);
+    else {
+      cursor.context = { ...cursor.context, ...update };
+      cursor.owned = true;
+    }
+    cursor.changed = true;
+  }
+}
+
+/** `tableStep` on a cursor: true when a transition was taken (the state or the context may have moved). */
+export function tableAdvance<C extends object>(table: TransitionTable<C>, cursor: Cursor<C>, event: LifecycleEvent): boolean {
+  const taken = firstTaken(table.on[cursor.value]?.[event.type], cursor.context, event);
+  if (!taken) return false;
+  applyInto(cursor, taken.actions, event);
+  if (taken.target !== undefined) cursor.value = taken.target;
+  for (let i = 0; ; i++) {
+    if (i > MAX_ALWAYS) throw new Error(`lifecycle ${table.kind}: eventless transitions cycle in state '${cursor.value}'`);
+    const next = firstTaken(table.always[cursor.value], cursor.context, event);
+    if (!next) return true;
+    applyInto(cursor, next.actions, event);
+    if (next.target !== undefined) cursor.value = next.target;
+  }
+}
+
 /** The same fold through xstate's own pure `transition()`: the reference the table is checked against. */
 export function xstateFold<C extends object>(lifecycle: Lifecycle<C>, context: C, events: readonly LifecycleEvent[]): Snap<C> {
   let [snapshot] = initialTransition(lifecycle.machine, context);
