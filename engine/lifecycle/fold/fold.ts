@@ -1,7 +1,7 @@
 import type { EvidenceProfile, EvidenceRecord, EvidenceRecordOf } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
 import { type LedgerPosition, LEDGER_START } from '../ledger/read.js';
-import { type CellResult, type EventOf, type HashStanding, type IndependentEvidence, type LifecycleEvent, type RequirementContext, type Cursor, type TransitionTable, cellKey, lineOf, tableAdvance, tableStart } from '../machines/index.js';
+import { type CellResult, type EventOf, type HashStanding, type IndependentEvidence, type LifecycleEvent, type RequirementContext, type Cursor, type TransitionTable, cellKey, lineOf, slotKey, tableAdvance, tableStart } from '../machines/index.js';
 import { type World, lifecycleTables, worldOf } from './world.js';
 
 /** One state change of a contract. */
@@ -290,7 +290,7 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
       // Optional fields are assigned, not spread: one shape per kind of object, no copying.
       const result: CellResult = { pass, hashes, engines: profile.engines, independent, seq, actor: record.actor };
       const evidence: IndependentEvidence = { engines: profile.engines, seq };
-      const event: EventOf<'gate.result'> = { type: 'gate.result', seq, gate: record.subject, cell, key: `${record.subject}|${cell}`, result, evidence, pass, hashes, engines: profile.engines, onPins: profile.onPins, independent, actor: record.actor };
+      const event: EventOf<'gate.result'> = { type: 'gate.result', seq, gate: gate.id, cell, key: slotKey(gate.id, cell), result, evidence, pass, hashes, engines: profile.engines, onPins: profile.onPins, independent, actor: record.actor };
       if (adapter) result.adapter = evidence.adapter = event.adapter = adapter;
       toAll(listeners, record, deliver, event);
       return;

@@ -10,6 +10,21 @@ export function cellKey(gate: GateContract, cell: Record<string, string> | undef
   return axes.map((a) => `${a.axis}=${cell?.[a.axis] ?? '?'}`).join(',');
 }
 
+const slotKeys = new Map<string, Map<string, string>>();
+
+/**
+ * The `gate|cell` key a requirement context files a cell's result under, as one string object
+ * per key: the specs' slot maps and the fold's events use the same object, so each of the many
+ * lookups per gate result is an identity hit rather than a comparison of freshly built strings.
+ */
+export function slotKey(gate: string, cell: string): string {
+  let byCell = slotKeys.get(gate);
+  if (!byCell) slotKeys.set(gate, (byCell = new Map()));
+  let key = byCell.get(cell);
+  if (key === undefined) byCell.set(cell, (key = `${gate}|${cell}`));
+  return key;
+}
+
 const cellsOfGate = new WeakMap<GateContract, { key: string; values: Record<string, string> }[]>();
 
 /** Every cell of a gate, in matrix order (computed once per gate: many contracts name the same gate). */

@@ -6,5 +6,5 @@ export { gateLifecycle, type GateContext, gateContext, gateStanding, gateCellBlo
 export { upstreamLifecycle, type UpstreamContext, upstreamContext, upstreamStanding } from './upstream.js';
 export * from './requirement.js';
 export * from './requirements.js';
-export { cellKey, gateCells, isCellOf, compareVersions, lineOf, ENGINE_AXIS } from './cells.js';
+export { cellKey, slotKey, gateCells, isCellOf, compareVersions, lineOf, ENGINE_AXIS } from './cells.js';
 export { type TransitionTable, type Snap, type Cursor, compileTable, tableAdvance, tableStart, tableStep, xstateFold } from './table.js';

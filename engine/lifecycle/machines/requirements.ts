@@ -1,6 +1,6 @@
 import type { Contract, GapContract, GateContract, HookContract, RejectionContract, UpstreamCondition } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
-import { ENGINE_AXIS, gateCells } from './cells.js';
+import { ENGINE_AXIS, gateCells, slotKey } from './cells.js';
 
 /** One gate cell a removal or reopening needs. */
 export interface CellSpec {
@@ -69,10 +69,10 @@ function cellsOf(registry: Registry, gateIds: readonly string[], engine: string 
     const gate = registry.get(id);
     if (!gate || gate.kind !== 'gate') {
       // A dangling gate reference is a registry error (validation names it); it still blocks.
-      out.push({ gate: id, cell: '-', key: `${id}|-`, independent: false, hashes: 'engine-and-adapter' });
+      out.push({ gate: id, cell: '-', key: slotKey(id, '-'), independent: false, hashes: 'engine-and-adapter' });
       continue;
     }
-    for (const c of cellsForEngine(gate, engine)) out.push({ gate: id, cell: c, key: `${id}|${c}`, independent: gate.evidence.independent, hashes: gate.evidence.hashes });
+    for (const c of cellsForEngine(gate, engine)) out.push({ gate: id, cell: c, key: slotKey(id, c), independent: gate.evidence.independent, hashes: gate.evidence.hashes });
   }
   return out;
 }
