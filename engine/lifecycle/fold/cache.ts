@@ -74,6 +74,25 @@ function mapResults(context: WithResults, map: (value: unknown) => unknown): Wit
   return out;
 }
 
+/** `mapResults` on a context nobody else holds (one just parsed): no copies. */
+function mapResultsInPlace(context: WithResults, map: (value: unknown) => unknown): void {
+  const { results, accepted } = context;
+  if (Array.isArray(results)) {
+    for (let i = 0; i < results.length; i++) if (results[i] !== null) results[i] = map(results[i]);
+  } else if (results && typeof results === 'object') {
+    const byCell = results as Record<string, unknown>;
+    for (const k of Object.keys(byCell)) byCell[k] = map(byCell[k]);
+  }
+  if (Array.isArray(accepted)) {
+    for (let i = 0; i < accepted.length; i++) {
+      const a = accepted[i];
+      if (a === null) continue;
+      if (Array.isArray(a)) for (let j = 0; j < a.length; j++) a[j] = map(a[j]);
+      else accepted[i] = map(a);
+    }
+  }
+}
+
 function cacheFile(dir: string, files: LedgerFiles): string {
   return join(dir, `fold-${sha256(resolve(files.ledger)).slice(0, 16)}.json`);
 }
@@ -100,17 +119,23 @@ export function loadCachedSnapshot(dir: string, files: LedgerFiles, registry: Re
   if (cached.machines !== machinesDefinitionHash() || cached.code !== lifecycleCodeHash() || cached.registry !== fingerprint || cached.ledger !== resolve(files.ledger)) return undefined;
   if (!ledgerStillEndsWith(files, cached.state.position.offset, cached.state.position.hash)) return undefined;
   const world = worldOf(registry);
+  const table = cached.results;
+  const fromTable = (i: unknown) => table[i as number];
   for (const [id, fold] of Object.entries(cached.state.contracts)) {
-    const spec = (world.tracked.get(id)?.initial as { spec?: unknown } | undefined)?.spec;
-    const context = mapResults(fold.context, (i) => cached.results[i as number]);
-    fold.context = spec !== undefined ? { spec, ...context } : context;
+    // Parsed just now, so owned: filled in place. The stored `spec` placeholder keeps the key order of a fresh context.
+    const context = fold.context as WithResults & { spec?: unknown };
+    mapResultsInPlace(context, fromTable);
+    if ('spec' in context) context.spec = (world.tracked.get(id)?.initial as { spec?: unknown } | undefined)?.spec;
   }
   if (!cached.rows) return { state: cached.state };
   // Rows are stored without what the registry says (id, kind, title): put back, in the row's key order.
   const rows: RowMemo = new Map();
-  for (const [id, core] of Object.entries(cached.rows)) {
+  for (const id of Object.keys(cached.rows)) {
+    const core = cached.rows[id]!;
     const contract = registry.get(id);
-    if (contract) rows.set(id, { ...core, row: { id, kind: contract.kind, title: contract.title, ...(core.row as Omit<RowCore['row'], 'id' | 'kind' | 'title'>) } });
+    if (!contract) continue;
+    core.row = { id, kind: contract.kind, title: contract.title, ...(core.row as Omit<RowCore['row'], 'id' | 'kind' | 'title'>) };
+    rows.set(id, core);
   }
   return { state: cached.state, rows };
 }
@@ -133,8 +158,10 @@ export function storeCachedFold(dir: string, files: LedgerFiles, registry: Regis
     return i;
   };
   for (const [id, fold] of Object.entries(state.contracts)) {
-    const { spec: _spec, ...context } = fold.context as { spec?: unknown };
-    contracts[id] = { ...fold, context: mapResults(context, encode), history: [], evidence: [] };
+    // The spec is rebuilt from the registry on load: stored as a placeholder, first, where a fresh context has it.
+    const context = fold.context as { spec?: unknown };
+    const stored = 'spec' in context ? { ...context, spec: 0 } : context;
+    contracts[id] = { ...fold, context: mapResults(stored as WithResults, encode), history: [], evidence: [] };
   }
   const stored = rows ? Object.fromEntries([...rows].map(([id, core]) => {
     const { id: _id, kind: _kind, title: _title, ...row } = core.row;
