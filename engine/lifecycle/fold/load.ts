@@ -40,7 +40,7 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
     const cached = loadCachedSnapshot(cacheDir, files, registry, fingerprint);
     if (cached) {
       const state = cached.state;
-      const folder = new LedgerFolder(registry, state);
+      const folder = new LedgerFolder(registry, state, { trace: false });
       const scan = scanLedgerFile(files, { from: state.position }, (record) => folder.push(record));
       folder.finish();
       state.position = scan.end;
@@ -53,7 +53,8 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
     }
   }
   // The records stream from the reader into the fold: none is kept.
-  const folder = new LedgerFolder(registry, initialFold(registry), until !== undefined ? { until } : {});
+  // Without history and evidence lists: what loads a fold here shows states, not their story (`explain` folds with them).
+  const folder = new LedgerFolder(registry, initialFold(registry), { trace: false, ...(until !== undefined ? { until } : {}) });
   const scan = scanLedgerFile(files, {}, (record) => folder.push(record));
   const state = folder.finish();
   if (until === undefined) state.position = scan.end;
