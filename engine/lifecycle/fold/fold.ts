@@ -294,19 +294,30 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
       const adapter = record.profile?.adapter;
       const pass = record.data.result === 'pass';
       const hashes = hashStanding(record as EvidenceRecordOf<'gate.result'>);
-      // Optional fields are assigned, not spread: one shape per kind of object, no copying.
-      const result: CellResult = { pass, hashes, engines: profile.engines, independent, seq, actor: record.actor };
-      const evidence: IndependentEvidence = { engines: profile.engines, seq };
-      const event: EventOf<'gate.result'> = { type: 'gate.result', seq, gate: gate.id, cell, key: slotKey(gate.id, cell), result, evidence, pass, hashes, engines: profile.engines, onPins: profile.onPins, independent, actor: record.actor };
-      if (adapter) result.adapter = evidence.adapter = event.adapter = adapter;
+      // One literal per shape (with or without an adapter): no spreads, no properties added later.
+      const engines = profile.engines;
+      const actor = record.actor;
+      const key = slotKey(gate.id, cell);
+      let event: EventOf<'gate.result'>;
+      if (adapter) {
+        const result: CellResult = { pass, hashes, engines, independent, seq, actor, adapter };
+        const evidence: IndependentEvidence = { engines, seq, adapter };
+        event = { type: 'gate.result', seq, gate: gate.id, cell, key, result, evidence, pass, hashes, engines, onPins: profile.onPins, independent, actor, adapter };
+      } else {
+        const result: CellResult = { pass, hashes, engines, independent, seq, actor };
+        const evidence: IndependentEvidence = { engines, seq };
+        event = { type: 'gate.result', seq, gate: gate.id, cell, key, result, evidence, pass, hashes, engines, onPins: profile.onPins, independent, actor };
+      }
       toAll(listeners, record, deliver, event);
       return;
     }
     case 'gate.acceptance': {
       const adapter = record.profile?.adapter;
-      const evidence: IndependentEvidence = { engines: profile.engines, seq };
-      const event: EventOf<'gate.acceptance'> = { type: 'gate.acceptance', seq, gate: record.subject, accepted: record.data.verdict === 'accepted', engines: profile.engines, onPins: profile.onPins, independent, evidence };
-      if (adapter) evidence.adapter = event.adapter = adapter;
+      const engines = profile.engines;
+      const accepted = record.data.verdict === 'accepted';
+      const event: EventOf<'gate.acceptance'> = adapter
+        ? { type: 'gate.acceptance', seq, gate: record.subject, accepted, engines, onPins: profile.onPins, independent, evidence: { engines, seq, adapter }, adapter }
+        : { type: 'gate.acceptance', seq, gate: record.subject, accepted, engines, onPins: profile.onPins, independent, evidence: { engines, seq } };
       toAll(listeners, record, deliver, event);
       return;
     }
