@@ -353,8 +353,7 @@ function hashStanding(record: EvidenceRecordOf<'gate.result'>): HashStanding {
 /** Which engines a profile binds, and whether each equals its current pin. */
 export function profileFacts(state: FoldState, profile: EvidenceProfile | undefined): { engines: string[]; onPins: boolean; mismatch?: { engine: string; found: string; pinned: string } } {
   if (!profile) return NO_ENGINES;
-  const names = Object.keys(profile.engines);
-  const engines = names.length > 1 ? names.sort() : names;
+  const engines = engineList(profile.engines);
   for (const name of engines) {
     const given = profile.engines[name]!;
     const pin = state.pins[name];
@@ -368,6 +367,31 @@ export function profileFacts(state: FoldState, profile: EvidenceProfile | undefi
 }
 
 const NO_ENGINES = { engines: [] as string[], onPins: true };
+
+const engineLists = new Map<string, string[]>();
+
+/**
+ * A profile's engine names, sorted, as one shared array per set of names: every result bound to
+ * the same engines holds the same array (never mutated), not one copy per record.
+ */
+function engineList(engines: Record<string, unknown>): string[] {
+  let key = '';
+  let n = 0;
+  for (const name in engines) {
+    key = n === 0 ? name : `${key}\u0000${name}`;
+    n++;
+  }
+  let list = engineLists.get(key);
+  if (list === undefined) {
+    list = n === 0 ? [] : n === 1 ? [key] : key.split('\u0000').sort();
+    // Two orders of the same names share the sorted list.
+    const sorted = list.join('\u0000');
+    list = engineLists.get(sorted) ?? list;
+    engineLists.set(sorted, list);
+    engineLists.set(key, list);
+  }
+  return list;
+}
 
 /** Folds a whole ledger from the start. */
 export function foldLedger(registry: Registry, records: readonly EvidenceRecord[], options: FoldOptions = {}): FoldState {
