@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Bundles spec/gpu/gpu-checks.ts (and the native TS it imports) into one ESM file for the GPU host.
+# Bundles spec/gpu/gpu-checks.ts (and the native TS it imports), the doctor and the ledger bench
+# into one ESM file each for the GPU host.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .gpu-bundle
 node_modules/.bin/esbuild spec/gpu/gpu-checks.ts --bundle --platform=node --format=esm --target=node20 --outfile=.gpu-bundle/gpu-checks.mjs --log-level=warning
 node_modules/.bin/esbuild spec/gpu/doctor.ts --bundle --platform=node --format=esm --target=node20 --outfile=.gpu-bundle/doctor.mjs --log-level=warning
+# yaml's CommonJS build requires node builtins: give the ESM bundle a require.
+node_modules/.bin/esbuild spec/bench/ledger.bench.ts --bundle --platform=node --format=esm --target=node20 --outfile=.gpu-bundle/ledger-bench.mjs --log-level=warning \
+  --banner:js="import { createRequire as __okvRequire } from 'node:module'; const require = __okvRequire(import.meta.url);"

@@ -30,10 +30,17 @@ let codeHash: string | undefined;
  */
 export function lifecycleCodeHash(): string {
   if (codeHash === undefined) {
+    const here = fileURLToPath(import.meta.url);
     const root = fileURLToPath(new URL('..', import.meta.url));
     const parts: string[] = [];
     for (const dir of ['machines', 'fold', 'matrix', 'board']) {
       const folder = join(root, dir);
+      if (!existsSync(folder)) {
+        // Bundled into one file (the GPU-host benches): that file is the code.
+        parts.length = 0;
+        parts.push(readFileSync(here, 'utf8'));
+        break;
+      }
       for (const name of readdirSync(folder).sort()) if (/\.(ts|js|mjs)$/.test(name)) parts.push(`${dir}/${name}`, readFileSync(join(folder, name), 'utf8'));
     }
     codeHash = sha256(parts.join('\0'));
