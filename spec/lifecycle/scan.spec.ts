@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EvidenceRecord } from '../../engine/model/index.js';
-import { GENESIS, type LedgerPosition, type LedgerSource, bufferSource, parseLedger, scanLedger, sealLine } from '../../engine/lifecycle/index.js';
+import { loadRegistry } from '../../engine/registry/index.js';
+import { GENESIS, type LedgerPosition, type LedgerSource, bufferSource, ledgerFiles, loadFold, parseLedger, scanLedger, scanLedgerFile, sealLine } from '../../engine/lifecycle/index.js';
+import { WALK } from './support.js';
 
 /** A sealed ledger of recheck records whose findings are given texts (any characters, any length). */
 function ledger(findings: readonly string[]): { text: string; hashes: string[] } {
@@ -8,7 +13,7 @@ function ledger(findings: readonly string[]): { text: string; hashes: string[] }
   const lines: string[] = [];
   const hashes: string[] = [];
   findings.forEach((text, i) => {
-    const body = { seq: i + 1, prev, at: `2026-12-01T10:00:${String(i % 60).padStart(2, '0')}Z`, actor: 'qa', type: 'recheck', subject: 'engine.alpha', data: { findings: text, authorizes: 'nothing' } };
+    const body = { seq: i + 1, prev, at: new Date(Date.UTC(2026, 11, 1, 10) + i * 1000).toISOString(), actor: 'qa', type: 'recheck', subject: 'engine.alpha', data: { findings: text, authorizes: 'nothing' } };
     const { line, hash } = sealLine(body);
     lines.push(line);
     hashes.push(hash);
@@ -89,5 +94,51 @@ describe('evidence ledger: the streaming reader', () => {
     assert.equal(a.count + b.count, 0);
     assert.deepEqual([a.diagnostics[0]!.code, b.diagnostics[0]!.code], ['OKV4101', 'OKV4102']);
     assert.deepEqual([a.diagnostics[0]!.range?.line, b.diagnostics[0]!.range?.line], [1, 1]);
+  });
+});
+
+describe('evidence ledger: hashes checked on a worker thread', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'okv-parallel-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const files = ledgerFiles(dir);
+  mkdirSync(join(dir, 'evidence'), { recursive: true });
+  const { text } = ledger(Array.from({ length: 400 }, (_, i) => `finding ${i} ${'é'.repeat(i % 7)}`));
+  const lines = text.split('\n').filter(Boolean);
+  const scanFile = (parallel: boolean) => {
+    const seqs: number[] = [];
+    const scan = scanLedgerFile(files, parallel ? { parallelHashes: { minBytes: 0 } } : {}, (r) => seqs.push(r.seq));
+    return { seqs, recheck: scan.recheck ?? false, codes: scan.diagnostics.map((d) => [d.code, d.range?.line]) };
+  };
+
+  it('a clean ledger reads the same as with inline hashing, with no recheck', () => {
+    writeFileSync(files.ledger, text);
+    const parallel = scanFile(true);
+    assert.equal(parallel.recheck, false);
+    assert.deepEqual(parallel, scanFile(false));
+    assert.equal(parallel.seqs.length, 400);
+  });
+
+  it('an edited line asks for a recheck, and the inline scan names it; the fold is made from the good prefix only', () => {
+    const edited = [...lines];
+    edited[250] = edited[250]!.replace('finding 250', 'finding 25O');
+    writeFileSync(files.ledger, edited.map((l) => `${l}\n`).join(''));
+    assert.equal(scanFile(true).recheck, true);
+    assert.deepEqual(scanFile(false).codes, [['OKV4102', 251]]);
+    const { registry } = loadRegistry(WALK);
+    const parallel = loadFold(registry, files, { parallelHashes: { minBytes: 0 } });
+    const inline = loadFold(registry, files, { parallelHashes: { minBytes: Infinity } });
+    assert.deepEqual(parallel.diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4102', 251]]);
+    assert.deepStrictEqual(parallel.state, inline.state);
+    assert.equal(parallel.state.position.seq, 250);
+  });
+
+  it('a chain break before a bad hash is reported as the inline scan reports it, without a recheck', () => {
+    const broken = [...lines];
+    [broken[100], broken[101]] = [broken[101]!, broken[100]!];
+    broken[300] = broken[300]!.replace('finding 300', 'finding 3OO');
+    writeFileSync(files.ledger, broken.map((l) => `${l}\n`).join(''));
+    const parallel = scanFile(true);
+    assert.equal(parallel.recheck, false);
+    assert.deepEqual(parallel.codes, scanFile(false).codes);
   });
 });

@@ -15,6 +15,8 @@ export interface LoadFoldOptions {
   until?: string;
   /** Leave writing the snapshot to the caller (`loadBoard` writes it with the board's rows): see `LoadedFold.storeDue`. */
   deferStore?: boolean;
+  /** How a fold from the start checks hashes on a worker thread (`ReadOptions.parallelHashes`; default: from 8 MiB of ledger). */
+  parallelHashes?: { minBytes?: number };
 }
 
 export interface LoadedFold {
@@ -52,10 +54,16 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
       return { state, diagnostics: scan.diagnostics, fromCache: true, ...(rows ? { rows } : {}), storeDue };
     }
   }
-  // The records stream from the reader into the fold: none is kept.
+  // The records stream from the reader into the fold: none is kept. A worker thread checks the
+  // hashes meanwhile; should it find a bad line, the fold is made again from a scan that names it.
   // Without history and evidence lists: what loads a fold here shows states, not their story (`explain` folds with them).
-  const folder = new LedgerFolder(registry, initialFold(registry), { trace: false, ...(until !== undefined ? { until } : {}) });
-  const scan = scanLedgerFile(files, {}, (record) => folder.push(record));
+  const foldOptions = { trace: false, ...(until !== undefined ? { until } : {}) };
+  let folder = new LedgerFolder(registry, initialFold(registry), foldOptions);
+  let scan = scanLedgerFile(files, { parallelHashes: options.parallelHashes ?? {} }, (record) => folder.push(record));
+  if (scan.recheck) {
+    folder = new LedgerFolder(registry, initialFold(registry), foldOptions);
+    scan = scanLedgerFile(files, {}, (record) => folder.push(record));
+  }
   const state = folder.finish();
   if (until === undefined) state.position = scan.end;
   const storeDue = cacheDir !== undefined && fingerprint !== undefined && scan.diagnostics.length === 0;

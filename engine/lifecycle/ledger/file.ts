@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, truncateSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { EvidenceDraft, EvidenceRecord } from '../../model/index.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
@@ -6,6 +6,7 @@ import { sealLine } from './canonical.js';
 import { withLock } from './lock.js';
 import { type LedgerPosition, type LedgerRead, LEDGER_START } from './position.js';
 import { type LedgerScan, type LedgerSource, scanLedger } from './scan.js';
+import { startHashCheck } from './hash-check.js';
 
 /** The ledger of a registry: `<registry>/evidence/ledger.jsonl`, its head anchor and its lock. */
 export interface LedgerFiles {
@@ -29,7 +30,17 @@ export interface ReadOptions {
   canonical?: boolean;
   /** Read only the bytes after this position (the warm path). */
   from?: LedgerPosition;
+  /**
+   * Check the line hashes on a worker thread while this thread parses and folds, when at least
+   * `minBytes` (default 8 MiB) are to be read. Should the worker find a bad line (or fail), the
+   * scan returns `recheck`: records may have been handed on past the good prefix, so the caller
+   * discards what it made of them and scans again without this option, which names the line.
+   */
+  parallelHashes?: { minBytes?: number };
 }
+
+/** The default amount of ledger below which checking hashes inline costs less than starting a thread. */
+export const PARALLEL_HASHES_MIN_BYTES = 8 << 20;
 
 /** Reads and checks a ledger file, keeping its records (see `scanLedgerFile`); a missing file is an empty ledger. */
 export function readLedgerFile(files: LedgerFiles, options: ReadOptions = {}): LedgerRead {
@@ -43,7 +54,7 @@ export function readLedgerFile(files: LedgerFiles, options: ReadOptions = {}): L
  * keeping none (the cold fold of a large ledger runs in bounded memory); a missing file is an
  * empty ledger. Also checks the head anchor: records removed from the end show against it.
  */
-export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecord: (record: EvidenceRecord) => void): LedgerScan {
+export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecord: (record: EvidenceRecord) => void): LedgerScan & { recheck?: true } {
   let fd: number;
   try {
     fd = openSync(files.ledger, 'r');
@@ -53,8 +64,18 @@ export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecor
   }
   let scan: LedgerScan;
   try {
+    const start = options.from?.offset ?? 0;
+    const parallel = options.parallelHashes !== undefined && !options.canonical && fstatSync(fd).size - start >= (options.parallelHashes.minBytes ?? PARALLEL_HASHES_MIN_BYTES);
+    const check = parallel ? startHashCheck(files.ledger, start) : undefined;
     const source: LedgerSource = (buffer, offset, length, position) => readSync(fd, buffer, offset, length, position);
-    scan = scanLedger(source, { file: files.ledger, ...(options.canonical ? { canonical: true } : {}), ...(options.from ? { from: options.from } : {}) }, onRecord);
+    scan = scanLedger(source, { file: files.ledger, ...(options.canonical ? { canonical: true } : {}), ...(options.from ? { from: options.from } : {}), ...(check ? { skipHashes: true } : {}) }, onRecord);
+    if (check) {
+      const verdict = check.verdict();
+      // A clean verdict covers every line: the scan's own findings stand as an inline check would
+      // give them. So does a bad hash after the line the scan stopped at.
+      const stoppedAt = scan.diagnostics.length ? scan.end.line - (options.from?.line ?? 0) + 1 : Infinity;
+      if (verdict.failed || (verdict.firstBad !== undefined && verdict.firstBad <= stoppedAt)) return { ...scan, recheck: true };
+    }
   } finally {
     closeSync(fd);
   }
