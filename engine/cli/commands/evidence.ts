@@ -72,8 +72,7 @@ export const command: CommandModule = {
     if (values.adapter !== undefined && values.engines === undefined) throw new UsageError('--adapter goes with --engines', 'or put "adapter" in --profile JSON');
     let profile = values.profile !== undefined ? parseJson(values.profile, '--profile') : undefined;
     if (values.engines !== undefined) {
-      const read = lifecycle.readLedgerFile(session.files);
-      const fold = lifecycle.foldLedger(session.registry, read.records);
+      const fold = lifecycle.loadFold(session.registry, session.files, { cacheDir: lifecycle.cacheDirFor(io.cwd, io.env) }).state;
       const engines: Record<string, { version: string; commit?: string }> = {};
       for (const name of values.engines.split(',').map((s) => s.trim()).filter(Boolean)) {
         const pin = fold.pins[name];
@@ -83,7 +82,7 @@ export const command: CommandModule = {
       profile = { engines, ...(values.adapter !== undefined ? { adapter: values.adapter } : {}) };
     }
     const draft = { ...(values.at !== undefined ? { at: values.at } : {}), actor, type, subject: values.subject, data, ...(profile !== undefined ? { profile } : {}) };
-    const result = lifecycle.appendEvidence(session.files, draft as never, (record, ledger) => lifecycle.admitRecord(session.registry, ledger, record));
+    const result = lifecycle.appendEvidence(session.files, draft as never, lifecycle.ledgerAdmission(session.registry, session.files, lifecycle.cacheDirFor(io.cwd, io.env)));
     if (!result.record) {
       show(result.diagnostics);
       io.err('evidence: nothing appended\n');

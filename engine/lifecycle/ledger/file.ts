@@ -102,21 +102,22 @@ export interface AppendResult {
 }
 
 /**
- * Appends one record under the ledger lock: reads and checks the ledger, seals the draft onto
- * its tail, lets `check` refuse it (registry rules, pins, lifecycle), then writes the whole line
+ * Appends one record under the ledger lock: checks the ledger, seals the draft onto its tail,
+ * lets `check` refuse it (registry rules, pins, lifecycle: `ledgerAdmission`), then writes the whole line
  * with one `write`, fsyncs, and moves the head anchor. Nothing is written when anything fails.
  */
-export function appendEvidence(files: LedgerFiles, draft: StampableDraft, check: (record: EvidenceRecord, ledger: readonly EvidenceRecord[]) => Diagnostic[]): AppendResult {
+export function appendEvidence(files: LedgerFiles, draft: StampableDraft, check: (record: EvidenceRecord, end: LedgerPosition) => Diagnostic[]): AppendResult {
   mkdirSync(dirname(files.ledger), { recursive: true });
   const outcome = withLock(files.lock, (): AppendResult => {
-    const read = readLedgerFile(files);
+    // The whole chain is checked (streamed, nothing kept): nothing is appended to a damaged ledger.
+    const read = scanLedgerFile(files, {}, () => undefined);
     if (read.diagnostics.length) return { diagnostics: read.diagnostics };
     // Stamped under the lock, so concurrent appenders never record time going backwards.
     const at = draft.at ?? new Date().toISOString();
     const body = { ...draft, at, seq: read.end.seq + 1, prev: read.end.hash } as Record<string, unknown>;
     const { line, hash } = sealLine(body);
     const record = { ...body, hash } as unknown as EvidenceRecord;
-    const problems = check(record, read.records);
+    const problems = check(record, read.end);
     if (problems.some((d) => d.severity === 'error')) return { diagnostics: problems };
     const fd = openSync(files.ledger, 'a');
     try {
