@@ -22,7 +22,9 @@
  *   contract, against `--at` or now), not stored as a state.
  * - The ledger is read in 1 MiB chunks through one buffer, each line hashed as bytes and parsed
  *   on its own, and streamed into the fold (`scanLedgerFile` → `LedgerFolder`): no command holds
- *   the ledger whole to show the board.
+ *   the ledger whole to show the board. A cold fold of 8 MiB or more checks the hashes on a worker
+ *   thread meanwhile (`hash-check.ts`); a bad line found there makes the fold start over from an
+ *   inline scan, which names the line.
  * - The fold runs a transition table compiled from each machine definition (specs prove it
  *   equals xstate `transition()`), in batches of records, two passes each: events queued per
  *   contract, then each contract's queue folded in one loop.
