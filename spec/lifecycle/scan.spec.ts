@@ -85,6 +85,13 @@ describe('evidence ledger: the streaming reader', () => {
     assert.equal(got.diagnostics[0]!.range?.line, 6);
   });
 
+  it('with the canonical check, a line both edited out of canonical form and not re-sealed is named as edited', () => {
+    const first = text.split('\n')[0]!;
+    const spaced = `${first.replace('"actor":"qa"', '"actor": "qa"')}\n`;
+    const got = scanLedger(bufferSource(Buffer.from(spaced)), { canonical: true }, () => undefined);
+    assert.deepEqual(got.diagnostics.map((d) => d.code), ['OKV4102']);
+  });
+
   it('a hash that is not hex makes the line unreadable; a wrong hex hash is a mismatch', () => {
     const lines = text.split('\n').filter(Boolean);
     const notHex = `${lines[0]!.slice(0, -66)}${'z'.repeat(64)}"}\n`;

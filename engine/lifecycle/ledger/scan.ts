@@ -93,13 +93,8 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
       buffer[cut] = CLOSE_BRACE;
       const body = buffer.subarray(cursor, cut + 1);
       const actual = options.skipHashes ? carried : sha256Bytes(body);
-      if (options.canonical) {
-        const { hash: _hash, ...fields } = record;
-        if (canonicalJson(fields) !== body.toString('utf8')) {
-          buffer[cut] = saved;
-          return fail(diagnose('ledgerNotCanonical', site(lineNo), lineNo));
-        }
-      }
+      // The body as text, for the canonical-form check below (`evidence verify`), taken before the byte is put back.
+      const bodyText = options.canonical ? body.toString('utf8') : undefined;
       buffer[cut] = saved;
       if (actual !== carried || record.hash !== carried) {
         // A hash that is not one at all makes the line unreadable; the shape is checked only here, off the good path.
@@ -115,6 +110,10 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
       if (shape) return fail(diagnose('ledgerInvalidRecord', site(lineNo), lineNo, shape));
       const recordTime = record.at === at ? time : Date.parse(record.at);
       if (at !== '' && recordTime < time) return fail(diagnose('ledgerTimeOrder', site(lineNo), lineNo));
+      if (bodyText !== undefined) {
+        const { hash: _hash, ...fields } = record;
+        if (canonicalJson(fields) !== bodyText) return fail(diagnose('ledgerNotCanonical', site(lineNo), lineNo));
+      }
       onRecord(record);
       count++;
       cursor = nl + 1;
