@@ -73,6 +73,23 @@ describe('the embedded registry\'s ledger (the seed\'s history)', () => {
     assert.equal(rows.find((x) => x.id === 'gate.vllm.model-gate')!.state, 'passed');
   });
 
+  it('status filters rows by kind, state and staleness, and refuses an unknown kind', async () => {
+    const rowsOf = async (...args: string[]) => {
+      const r = await cli(ROOT, 'status', '--format', 'json', '--at', '2026-11-29T12:00:00Z', ...args);
+      assert.equal(r.code, 0, r.err);
+      return (JSON.parse(r.out) as { rows: { id: string; kind: string; state: string; stale?: object }[] }).rows;
+    };
+    const all = await rowsOf();
+    const keptHooks = await rowsOf('--kind', 'hook', '--state', 'kept');
+    assert.deepEqual(keptHooks.map((r) => r.id), all.filter((r) => r.kind === 'hook' && r.state === 'kept').map((r) => r.id));
+    assert.ok(keptHooks.length >= 4);
+    const stale = await rowsOf('--stale', '--kind', 'upstream,engine');
+    assert.ok(stale.length > 0 && stale.every((r) => r.stale !== undefined && (r.kind === 'upstream' || r.kind === 'engine')));
+    const bad = await cli(ROOT, 'status', '--kind', 'hooks', '--at', '2026-11-29');
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /unknown kind 'hooks'/);
+  });
+
   it('the committed REGISTRY.md is up to date', async () => {
     const r = await cli(ROOT, 'report', '--check');
     assert.equal(r.code, 0, r.err);

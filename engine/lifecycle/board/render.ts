@@ -13,9 +13,16 @@ export function renderBoard(board: Board, format: BoardFormat): string {
 
 function groups(board: Board): [string, BoardRow[]][] {
   const map = new Map<string, BoardRow[]>();
-  for (const row of board.rows) map.set(row.kind, [...(map.get(row.kind) ?? []), row]);
+  for (const row of board.rows) {
+    const list = map.get(row.kind);
+    if (list) list.push(row);
+    else map.set(row.kind, [row]);
+  }
   return [...map.entries()];
 }
+
+/** A kind's heading: its plural. */
+const plural = (kind: string) => (kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : `${kind}s`);
 
 function stateText(row: BoardRow): string {
   return row.stale ? `${row.state} (stale)` : row.state;
@@ -25,7 +32,7 @@ function renderText(board: Board): string {
   const pins = Object.entries(board.pins).map(([n, p]) => `${n} ${p.version}${p.newestSeen && p.newestSeen !== p.version ? ` (newest seen ${p.newestSeen})` : ''}`).join(', ');
   let out = `board at ${board.at}; ledger seq ${board.ledger.seq}; pins: ${pins}\n`;
   for (const [kind, rows] of groups(board)) {
-    out += `\n${kind}s\n`;
+    out += `\n${plural(kind)}\n`;
     const width = Math.max(...rows.map((r) => r.id.length));
     const sw = Math.max(...rows.map((r) => stateText(r).length));
     for (const r of rows) {
@@ -44,7 +51,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 function renderMarkdown(board: Board): string {
   let out = `Board at ${board.at}, ledger seq ${board.ledger.seq}.\n`;
   for (const [kind, rows] of groups(board)) {
-    out += `\n### ${kind}s\n\n| contract | state | since | blocked by | next |\n|---|---|---|---|---|\n`;
+    out += `\n### ${plural(kind)}\n\n| contract | state | since | blocked by | next |\n|---|---|---|---|---|\n`;
     for (const r of rows) out += `| \`${r.id}\` | ${cell(stateText(r))}${r.finding ? ` — ${cell(r.finding)}` : ''} | ${day(r.since)} | ${cell(r.blockers.join('; ') || '—')} | ${cell(r.next)} |\n`;
   }
   return out;
