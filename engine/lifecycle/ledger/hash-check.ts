@@ -74,10 +74,15 @@ export interface HashCheck {
   verdict(): HashCheckVerdict;
 }
 
-/** Starts checking the hashes of the lines of `file` from byte `offset`. */
-export function startHashCheck(file: string, offset: number): HashCheck {
+/** Starts checking the hashes of the lines of `file` from byte `offset`; undefined when no thread can be started (check inline then). */
+export function startHashCheck(file: string, offset: number): HashCheck | undefined {
   const status = new Int32Array(new SharedArrayBuffer(12));
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, offset, status: status.buffer } });
+  let worker: Worker;
+  try {
+    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, offset, status: status.buffer } });
+  } catch {
+    return undefined;
+  }
   // The worker holds no handle the process should wait for.
   worker.unref();
   return {
