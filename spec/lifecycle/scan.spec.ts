@@ -6,6 +6,7 @@ import type { EvidenceRecord } from '../../engine/model/index.js';
 import { loadRegistry } from '../../engine/registry/index.js';
 import { GENESIS, type LedgerPosition, type LedgerSource, bufferSource, ledgerFiles, loadFold, parseLedger, scanLedger, scanLedgerFile, sealLine } from '../../engine/lifecycle/index.js';
 import { WALK } from './support.js';
+import { startHashCheck } from '../../engine/lifecycle/ledger/hash-check.js';
 
 /** A sealed ledger of recheck records whose findings are given texts (any characters, any length). */
 function ledger(findings: readonly string[]): { text: string; hashes: string[] } {
@@ -137,6 +138,12 @@ describe('evidence ledger: hashes checked on a worker thread', () => {
     assert.deepEqual(parallel.diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4102', 251]]);
     assert.deepStrictEqual(parallel.state, inline.state);
     assert.equal(parallel.state.position.seq, 250);
+  });
+
+  it('a worker that cannot read the file gives no verdict (the caller checks inline) rather than a clean one', () => {
+    const check = startHashCheck(join(dir, 'no-such-ledger.jsonl'), 0, 0);
+    assert.ok(check);
+    assert.deepEqual(check.verdict(), { failed: true });
   });
 
   it('a chain break before a bad hash is reported as the inline scan reports it, without a recheck', () => {

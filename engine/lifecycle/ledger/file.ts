@@ -65,8 +65,8 @@ export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecor
   let scan: LedgerScan;
   try {
     const start = options.from?.offset ?? 0;
-    const parallel = options.parallelHashes !== undefined && !options.canonical && fstatSync(fd).size - start >= (options.parallelHashes.minBytes ?? PARALLEL_HASHES_MIN_BYTES);
-    const check = parallel ? startHashCheck(files.ledger, start) : undefined;
+    const remaining = options.parallelHashes !== undefined && !options.canonical ? fstatSync(fd).size - start : -1;
+    const check = options.parallelHashes !== undefined && remaining >= (options.parallelHashes.minBytes ?? PARALLEL_HASHES_MIN_BYTES) ? startHashCheck(files.ledger, start, remaining) : undefined;
     const source: LedgerSource = (buffer, offset, length, position) => readSync(fd, buffer, offset, length, position);
     scan = scanLedger(source, { file: files.ledger, ...(options.canonical ? { canonical: true } : {}), ...(options.from ? { from: options.from } : {}), ...(check ? { skipHashes: true } : {}) }, onRecord);
     if (check) {

@@ -74,8 +74,11 @@ export interface HashCheck {
   verdict(): HashCheckVerdict;
 }
 
-/** Starts checking the hashes of the lines of `file` from byte `offset`; undefined when no thread can be started (check inline then). */
-export function startHashCheck(file: string, offset: number): HashCheck | undefined {
+/**
+ * Starts checking the hashes of the `bytes` bytes of `file` from byte `offset`; undefined when no
+ * thread can be started (check inline then).
+ */
+export function startHashCheck(file: string, offset: number, bytes: number): HashCheck | undefined {
   const status = new Int32Array(new SharedArrayBuffer(12));
   let worker: Worker;
   try {
@@ -83,12 +86,16 @@ export function startHashCheck(file: string, offset: number): HashCheck | undefi
   } catch {
     return undefined;
   }
+  // A worker that dies (out of memory, say) reports through no status: the deadline below covers it.
+  worker.on('error', () => undefined);
+  // Hashing runs at hundreds of MB/s; a worker this far behind is not coming back.
+  const patience = 10_000 + bytes / 20_000;
   // The worker holds no handle the process should wait for.
   worker.unref();
   return {
     verdict(): HashCheckVerdict {
-      // A worker that never answers (it cannot start) must not hang the reader: after this long, check inline.
-      const deadline = Date.now() + 120_000;
+      // A worker that never answers must not hang the reader: after this long, check inline.
+      const deadline = Date.now() + patience;
       while (Atomics.load(status, 0) === 0) {
         const left = deadline - Date.now();
         if (left <= 0) break;
