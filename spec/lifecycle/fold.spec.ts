@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvidenceDraft } from '../../engine/model/index.js';
 import { loadRegistry } from '../../engine/registry/index.js';
@@ -125,6 +125,26 @@ describe('lifecycle fold', () => {
     writeFileSync(join(dir, 'policies', 'policy.recheck.yaml'), `${'# edited\n'}${loadRegistry(dir).registry.entry('policy.recheck')!.source.text.replace('maxAgeDays: 30', 'maxAgeDays: 14')}`);
     const { registry: edited } = loadRegistry(dir);
     assert.equal(loadCachedFold(cache, files, edited), undefined, 'edited registry');
+  });
+
+  it('a snapshot whose keys match but whose body was mangled is ignored, and the fold is made from the start', () => {
+    const dir = tempCopy();
+    const files = ledgerFiles(dir);
+    const { registry: copy } = loadRegistry(dir);
+    const cache = join(dir, '.cache');
+    mkdirSync(join(dir, 'evidence'), { recursive: true });
+    const { records, text } = sealAll(randomDrafts(33, 60));
+    writeFileSync(files.ledger, text);
+    loadFold(copy, files, { cacheDir: cache });
+    const [name] = readdirSync(cache);
+    const body = JSON.parse(readFileSync(join(cache, name!), 'utf8')) as { state: { position: unknown } };
+    body.state.position = null;
+    writeFileSync(join(cache, name!), JSON.stringify(body));
+    const loaded = loadFold(copy, files, { cacheDir: cache });
+    assert.equal(loaded.fromCache, false);
+    assert.deepEqual(loaded.diagnostics, []);
+    const fresh = foldLedger(copy, records);
+    assert.deepStrictEqual(Object.fromEntries(Object.entries(loaded.state.contracts).map(([id, c]) => [id, [c.value, c.since]])), Object.fromEntries(Object.entries(fresh.contracts).map(([id, c]) => [id, [c.value, c.since]])));
   });
 });
 

@@ -69,19 +69,9 @@ export interface CachedSnapshot {
 type WithResults = { results?: unknown; accepted?: unknown };
 
 /**
- * Replaces each shared gate result and independent evidence in a context by its index in the
- * table (or back). Requirement contexts hold arrays by slot; gate contexts a map and a list.
+ * Replaces, in place, each shared gate result and independent evidence in a context by its index
+ * in the table (or back). Requirement contexts hold arrays by slot; gate contexts a map and a list.
  */
-function mapResults(context: WithResults, map: (value: unknown) => unknown): WithResults {
-  const out: WithResults = { ...context };
-  const { results, accepted } = context;
-  if (Array.isArray(results)) out.results = results.map((r) => (r === null ? null : map(r)));
-  else if (results && typeof results === 'object') out.results = Object.fromEntries(Object.entries(results).map(([k, r]) => [k, map(r)]));
-  if (Array.isArray(accepted)) out.accepted = accepted.map((a) => (a === null ? null : Array.isArray(a) ? a.map(map) : map(a)));
-  return out;
-}
-
-/** `mapResults` on a context nobody else holds (one just parsed): no copies. */
 function mapResultsInPlace(context: WithResults, map: (value: unknown) => unknown): void {
   const { results, accepted } = context;
   if (Array.isArray(results)) {
@@ -98,6 +88,17 @@ function mapResultsInPlace(context: WithResults, map: (value: unknown) => unknow
       else accepted[i] = map(a);
     }
   }
+}
+
+/** `mapResultsInPlace` on a copy: the live fold's context and its arrays are left as they are. */
+function mapResults(context: WithResults, map: (value: unknown) => unknown): WithResults {
+  const out: WithResults = { ...context };
+  const { results, accepted } = context;
+  if (Array.isArray(results)) out.results = results.slice();
+  else if (results && typeof results === 'object') out.results = { ...results };
+  if (Array.isArray(accepted)) out.accepted = accepted.map((a) => (Array.isArray(a) ? a.slice() : a));
+  mapResultsInPlace(out, map);
+  return out;
 }
 
 function cacheFile(dir: string, files: LedgerFiles): string {
@@ -124,6 +125,14 @@ export function loadCachedSnapshot(dir: string, files: LedgerFiles, registry: Re
     return undefined; // A torn cache write: fold from the start and rewrite it.
   }
   if (cached.machines !== machinesDefinitionHash() || cached.code !== lifecycleCodeHash() || cached.registry !== fingerprint || cached.ledger !== resolve(files.ledger)) return undefined;
+  try {
+    return decodeSnapshot(cached, files, registry);
+  } catch {
+    return undefined; // A body that does not decode (edited by hand): the cache is disposable, fold from the start.
+  }
+}
+
+function decodeSnapshot(cached: CacheFile, files: LedgerFiles, registry: Registry): CachedSnapshot | undefined {
   if (!ledgerStillEndsWith(files, cached.state.position.offset, cached.state.position.hash)) return undefined;
   const world = worldOf(registry);
   const table = cached.results;

@@ -28,6 +28,8 @@ export interface LoadedFold {
   rows?: RowMemo;
   /** With `deferStore`: the snapshot is due a rewrite (none yet, a long tail folded, or no rows in it). */
   storeDue: boolean;
+  /** The registry fingerprint the snapshot is keyed by (with a cache folder): computed once, for the rewrite. */
+  fingerprint?: string;
 }
 
 /**
@@ -51,7 +53,7 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
       // Rewriting the snapshot costs more than re-folding a short tail: rewrite once the tail is long.
       const storeDue = scan.diagnostics.length === 0 && (scan.count >= REWRITE_AFTER || !rows);
       if (storeDue && !options.deferStore) storeCachedFold(cacheDir, files, registry, state, fingerprint);
-      return { state, diagnostics: scan.diagnostics, fromCache: true, ...(rows ? { rows } : {}), storeDue };
+      return { state, diagnostics: scan.diagnostics, fromCache: true, ...(rows ? { rows } : {}), storeDue, fingerprint };
     }
   }
   // The records stream from the reader into the fold: none is kept. A worker thread checks the
@@ -68,7 +70,7 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
   if (until === undefined) state.position = scan.end;
   const storeDue = cacheDir !== undefined && fingerprint !== undefined && scan.diagnostics.length === 0;
   if (storeDue && !options.deferStore) storeCachedFold(cacheDir, files, registry, state, fingerprint);
-  return { state, diagnostics: scan.diagnostics, fromCache: false, storeDue };
+  return { state, diagnostics: scan.diagnostics, fromCache: false, storeDue, ...(fingerprint !== undefined ? { fingerprint } : {}) };
 }
 
 export interface LoadBoardOptions {
@@ -91,6 +93,6 @@ export function loadBoard(registry: Registry, files: LedgerFiles, options: LoadB
   const loaded = loadFold(registry, files, { ...(cacheDir !== undefined ? { cacheDir } : {}), ...(options.until !== undefined ? { until: options.until } : {}), deferStore: true });
   const memo: RowMemo = loaded.rows ?? new Map();
   const board = boardFromFold(registry, loaded.state, options.at ?? options.until ?? new Date().toISOString(), options.staleness ?? true, memo);
-  if (cacheDir !== undefined && loaded.storeDue) storeCachedFold(cacheDir, files, registry, loaded.state, undefined, memo);
+  if (cacheDir !== undefined && loaded.storeDue) storeCachedFold(cacheDir, files, registry, loaded.state, loaded.fingerprint, memo);
   return { board, loaded };
 }

@@ -54,16 +54,6 @@ export function compileTable<C extends object>(lifecycle: Lifecycle<C>): Transit
   return { kind: lifecycle.kind, on, always };
 }
 
-function apply<C>(context: C, actions: readonly Reducer<C>[], event: LifecycleEvent): C {
-  let next = context;
-  for (let i = 0; i < actions.length; i++) {
-    const update = actions[i]!(next, event);
-    // An unchanged context keeps its object, so the fold can tell what moved a contract.
-    if (update !== UNCHANGED) next = { ...next, ...update };
-  }
-  return next;
-}
-
 /** The first candidate whose guard holds for the context and event (plain loops: this runs per delivery). */
 function firstTaken<C>(candidates: readonly CompiledTransition<C>[] | undefined, context: C, event: LifecycleEvent): CompiledTransition<C> | undefined {
   if (candidates === undefined) return undefined;
@@ -74,37 +64,13 @@ function firstTaken<C>(candidates: readonly CompiledTransition<C>[] | undefined,
   return undefined;
 }
 
-function settle<C>(table: TransitionTable<C>, value: string, context: C, event: LifecycleEvent): Snap<C> {
-  for (let i = 0; ; i++) {
-    if (i > MAX_ALWAYS) throw new Error(`lifecycle ${table.kind}: eventless transitions cycle in state '${value}'`);
-    const taken = firstTaken(table.always[value], context, event);
-    if (!taken) return { value, context };
-    context = apply(context, taken.actions, event);
-    if (taken.target !== undefined) value = taken.target;
-  }
-}
-
-const INIT = { type: 'xstate.init' } as unknown as LifecycleEvent;
-
-/** The snapshot a contract starts in. */
-export function tableStart<C>(table: TransitionTable<C>, context: C): Snap<C> {
-  return settle(table, 'start', context, INIT);
-}
-
-/** One event through the table: the first candidate whose guard holds, then eventless transitions. */
-export function tableStep<C>(table: TransitionTable<C>, snap: Snap<C>, event: LifecycleEvent): Snap<C> {
-  const taken = firstTaken(table.on[snap.value]?.[event.type], snap.context, event);
-  if (!taken) return snap;
-  const context = apply(snap.context, taken.actions, event);
-  return settle(table, taken.target ?? snap.value, context, event);
-}
-
 /**
  * A contract's snapshot while the fold steps it through a run of events. The first update in a
  * run copies the context (`owned` from then on) and later updates are written into that copy: a
  * run of steps makes one new context instead of one per step. Reducers stay pure (they return
  * the fields that change) and replace, never mutate, what they change, so a context read by a
  * guard is always the one the pure step would have made; `changed` says the run changed it.
+ * A context no update touched keeps its object, so the fold can tell what moved a contract.
  */
 export interface Cursor<C> {
   value: string;
@@ -126,19 +92,41 @@ function applyInto<C extends object>(cursor: Cursor<C>, actions: readonly Reduce
   }
 }
 
-/** `tableStep` on a cursor: true when a transition was taken (the state or the context may have moved). */
+/** Eventless transitions from the cursor's state until none is taken. */
+function settle<C extends object>(table: TransitionTable<C>, cursor: Cursor<C>, event: LifecycleEvent): void {
+  for (let i = 0; ; i++) {
+    if (i > MAX_ALWAYS) throw new Error(`lifecycle ${table.kind}: eventless transitions cycle in state '${cursor.value}'`);
+    const taken = firstTaken(table.always[cursor.value], cursor.context, event);
+    if (!taken) return;
+    applyInto(cursor, taken.actions, event);
+    if (taken.target !== undefined) cursor.value = taken.target;
+  }
+}
+
+/** One event through the table on a cursor: the first candidate whose guard holds, then eventless transitions. True when a transition was taken. */
 export function tableAdvance<C extends object>(table: TransitionTable<C>, cursor: Cursor<C>, event: LifecycleEvent): boolean {
   const taken = firstTaken(table.on[cursor.value]?.[event.type], cursor.context, event);
   if (!taken) return false;
   applyInto(cursor, taken.actions, event);
   if (taken.target !== undefined) cursor.value = taken.target;
-  for (let i = 0; ; i++) {
-    if (i > MAX_ALWAYS) throw new Error(`lifecycle ${table.kind}: eventless transitions cycle in state '${cursor.value}'`);
-    const next = firstTaken(table.always[cursor.value], cursor.context, event);
-    if (!next) return true;
-    applyInto(cursor, next.actions, event);
-    if (next.target !== undefined) cursor.value = next.target;
-  }
+  settle(table, cursor, event);
+  return true;
+}
+
+const INIT = { type: 'xstate.init' } as unknown as LifecycleEvent;
+
+/** The snapshot a contract starts in. */
+export function tableStart<C extends object>(table: TransitionTable<C>, context: C): Snap<C> {
+  const cursor: Cursor<C> = { value: 'start', context, owned: false, changed: false };
+  settle(table, cursor, INIT);
+  return { value: cursor.value, context: cursor.context };
+}
+
+/** One event as a pure step: the snapshot it leaves (`snap` itself when no transition was taken; `snap` is never written). */
+export function tableStep<C extends object>(table: TransitionTable<C>, snap: Snap<C>, event: LifecycleEvent): Snap<C> {
+  const cursor: Cursor<C> = { value: snap.value, context: snap.context, owned: false, changed: false };
+  if (!tableAdvance(table, cursor, event)) return snap;
+  return { value: cursor.value, context: cursor.context };
 }
 
 /** The same fold through xstate's own pure `transition()`: the reference the table is checked against. */
