@@ -128,7 +128,10 @@ export class HostMemory {
     this.view = view;
   }
 
-  /** cuMemHostAlloc (portable, device-mapped). Allocate arenas once: it is slow (FACTS.md). */
+  /**
+   * cuMemHostAlloc (portable, device-mapped). Allocate arenas once: every allocation pins its
+   * pages in the driver (CUDA Driver API reference, cuMemHostAlloc), which is slow for large sizes.
+   */
   static alloc(size: number): HostMemory {
     checkSize(size);
     const ptr = call<bigint>('hostAlloc', size);

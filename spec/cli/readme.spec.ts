@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { listCommands } from '../../engine/cli/main.js';
 
@@ -19,5 +20,14 @@ describe('README (documentation drift)', () => {
     assert.match(ci, /^npm test$/m);
     assert.match(readme, /^npm test\b/m);
     assert.match(readme, /^npx orbitkv check\b/m);
+  });
+});
+
+describe('sources cited in code', () => {
+  it('no code comment cites FACTS.md, a document that is not in the project', () => {
+    const files = execFileSync('git', ['ls-files', '--', 'engine', 'generators', 'native', 'spec', 'bin'], { encoding: 'utf8' }).split('\n').filter((f) => /\.(ts|js|py|sh|cc|h)$/.test(f));
+    assert.ok(files.length > 50);
+    const citing = files.filter((f) => f !== 'spec/cli/readme.spec.ts' && readFileSync(f, 'utf8').includes('FACTS.md'));
+    assert.deepEqual(citing, []);
   });
 });

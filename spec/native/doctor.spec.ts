@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { command } from '../../engine/cli/commands/doctor.js';
 import type { CliIo } from '../../engine/cli/io.js';
+import { machineFacts } from './fixtures/machine.js';
 import { scratchDir } from './fixtures/scratch.js';
 
 function capture(cwd: string): CliIo & { stdout: string; stderr: string } {
@@ -20,13 +21,27 @@ describe('orbitkv doctor', function () {
     const report = JSON.parse(io.stdout);
     assert.equal(report.ok, true);
     assert.equal(report.addon.ok, true);
-    assert.equal(report.ioUring.ok, true); // CI and the development machines allow io_uring (FACTS.md)
+    // What the machine has, read independently of the addon (device nodes, the loader's path, sysctl, seccomp).
+    const facts = machineFacts();
+    if (facts.ioUringDisabled === '2') assert.equal(report.ioUring.ok, false, 'kernel.io_uring_disabled=2 refuses io_uring_setup');
+    else if (facts.seccomp === '0' && (facts.ioUringDisabled === null || facts.ioUringDisabled === '0')) assert.equal(report.ioUring.ok, true, 'nothing on this machine refuses io_uring');
+    assert.equal(report.ioUring.sysctl, facts.ioUringDisabled);
     assert.equal(report.directIo.folder, scratch.dir);
     assert.match(report.directIo.detail, /O_DIRECT write and read through io_uring/);
     assert.match(report.memlock.soft, /^(\d+|unlimited)$/);
-    assert.equal(report.cuda.ok, false);
-    assert.match(report.cuda.detail, /libcuda\.so\.1/);
-    assert.deepEqual(report.cuda.devices, []);
+    if (facts.libcuda === null) {
+      assert.equal(report.cuda.ok, false, 'no libcuda.so.1 on the loader path');
+      assert.match(report.cuda.detail, /libcuda\.so\.1/);
+      assert.deepEqual(report.cuda.devices, []);
+    } else if (facts.gpuNodes.length === 0) {
+      assert.deepEqual(report.cuda.devices, [], `${facts.libcuda} but no /dev/nvidiaN`);
+    } else {
+      assert.equal(report.cuda.ok, true, `${facts.libcuda} and ${facts.gpuNodes.join(', ')}: ${report.cuda.detail}`);
+      assert.match(report.cuda.driverVersion, /^\d+\.\d+$/);
+      // CUDA_VISIBLE_DEVICES may hide some of the device nodes, never add to them.
+      assert.ok(report.cuda.devices.length >= 1 && report.cuda.devices.length <= facts.gpuNodes.length, `${report.cuda.devices.length} device(s) for ${facts.gpuNodes.length} node(s)`);
+      assert.equal(report.cuda.streamMemOps?.ok, true);
+    }
   });
 
   it('prints a line per capability and fails when the data folder is unusable', async () => {
@@ -34,7 +49,8 @@ describe('orbitkv doctor', function () {
     assert.equal(await command.run(['--data', 'missing/folder'], io), 1);
     assert.match(io.stdout, /^ok {2}native addon/m);
     assert.match(io.stdout, /^no {2}O_DIRECT .*missing\/folder: .*ENOENT/m);
-    assert.match(io.stdout, /^no {2}CUDA driver .*libcuda/m);
+    if (machineFacts().libcuda === null) assert.match(io.stdout, /^no {2}CUDA driver .*libcuda/m);
+    else if (machineFacts().gpuNodes.length > 0) assert.match(io.stdout, /^ok {2}CUDA driver/m);
   });
 
   it('rejects an unknown format as a usage error', async () => {
