@@ -1,6 +1,7 @@
 import { readdirSync, realpathSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { UsageDiagnostic } from '../diagnostics/diagnostic.js';
 import { type CliIo, type CommandModule, EXIT, UsageError, processIo } from './io.js';
 
 /**
@@ -44,6 +45,11 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
   try {
     return await module.run(rest, io);
   } catch (error) {
+    if (error instanceof UsageDiagnostic) {
+      const { formatDiagnostics } = await import('../diagnostics/index.js');
+      io.err(formatDiagnostics([error.diagnostic], { format: 'text', root: io.cwd, cwd: io.cwd }));
+      return EXIT.usage;
+    }
     if (error instanceof UsageError) {
       io.err(`orbitkv ${name}: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
       return EXIT.usage;

@@ -39,3 +39,14 @@ export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
       a.code.localeCompare(b.code),
   );
 }
+
+/**
+ * A command line that cannot run, with the coded finding that says why (a registry folder that
+ * does not exist, …). The CLI prints the diagnostic and exits with the usage status (2).
+ */
+export class UsageDiagnostic extends Error {
+  constructor(readonly diagnostic: Diagnostic) {
+    super(diagnostic.message);
+    this.name = 'UsageDiagnostic';
+  }
+}

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Contract } from '../model/index.js';
-import { type Diagnostic, diagnose, sortDiagnostics } from '../diagnostics/index.js';
+import { type Diagnostic, UsageDiagnostic, diagnose, sortDiagnostics } from '../diagnostics/index.js';
 import { loadContractFile } from './load-file.js';
 import type { LoadWorkerInput, LoadedBatch } from './load-worker.js';
 import { listContractFiles } from './read.js';
@@ -132,10 +132,16 @@ function runLoadWorker(input: LoadWorkerInput): Promise<LoadedBatch[]> {
 
 /**
  * The registry folder a command uses: `--registry DIR` when given, else `./contracts` when it
- * exists, else the registry shipped in this package (the embedded OrbitKV registry).
+ * exists, else the registry shipped in this package (the embedded OrbitKV registry). A named
+ * folder that does not exist throws `UsageDiagnostic` (OKV1001): the CLI exits 2.
  */
 export function resolveRegistryDir(cwd: string, option: string | undefined): string {
-  if (option !== undefined) return resolve(cwd, option);
+  if (option !== undefined) {
+    const dir = resolve(cwd, option);
+    // A named registry that is not there is a mistyped command line, not an empty registry.
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageDiagnostic(diagnose('registryNotFound', {}, option));
+    return dir;
+  }
   const local = join(cwd, 'contracts');
   if (existsSync(local) && statSync(local).isDirectory()) return local;
   return embeddedRegistryDir();

@@ -27,4 +27,18 @@ describe('cli/main', () => {
     const commands = await listCommands();
     assert.equal(new Set(commands.map((c) => c.name)).size, commands.length);
   });
+
+  const withRegistry: string[][] = [
+    ['status'], ['check'], ['validate'], ['report'], ['generate', '--dry-run'], ['explain', 'hook.any'], ['can-remove', 'hook.any'],
+    ['evidence', 'verify'], ['evidence', 'add', 'recheck', '--subject', 'engine.any'], ['fmt', '--check'], ['new', 'hook', 'hook.any.x', '--engine', 'any'],
+    ['package-check', 'missing.whl'], ['verify', '--engine', 'any', '--source', '.'],
+  ];
+  for (const argv of withRegistry) {
+    it(`${argv.slice(0, 2).join(' ')} --registry on a missing folder: usage error OKV1001, exit 2`, async () => {
+      const io = captureIo();
+      assert.equal(await runCli([...argv, '--registry', '/nonexistent/okv-typo'], io), 2, io.stdout + io.stderr);
+      assert.match(io.stderr, /error OKV1001/);
+      assert.doesNotMatch(io.stdout, /chain intact|records/);
+    });
+  }
 });

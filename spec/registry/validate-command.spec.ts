@@ -64,10 +64,10 @@ describe('cli/validate', () => {
     }
   });
 
-  it('exits 1 when the registry folder does not exist', async () => {
+  it('exits 2 (usage) when the registry folder does not exist', async () => {
     const io = captureIo();
-    assert.equal(await runCli(['validate', '--registry', '/nonexistent/okv'], io), 1);
-    assert.match(io.stdout, /error OKV1001/);
+    assert.equal(await runCli(['validate', '--registry', '/nonexistent/okv'], io), 2);
+    assert.match(io.stderr, /error OKV1001/);
   });
 
   for (const argv of [['--format', 'xml'], ['--frobnicate'], ['extra'], ['--today', 'yesterday']]) {
