@@ -4,10 +4,12 @@ import type { AnyStateMachine } from 'xstate';
 import { loadRegistry } from '../../engine/registry/index.js';
 import {
   type Lifecycle, type LifecycleEvent, type RequirementContext,
+  type GateContext, cellBlocker, gateCellBlocker,
   compileTable, dropMet, gateLifecycle, hookLifecycle, regressionCleared, removalMet, restrictionLifecycle,
   tableAdvance, tableStart, tableStep, upstreamLifecycle, worldOf, xstateFold, type Cursor,
 } from '../../engine/lifecycle/index.js';
 import { WALK, digest } from './support.js';
+import { WALK_FACTS, removalVerdict } from './removal-rules.js';
 
 const { registry } = loadRegistry(WALK);
 const world = worldOf(registry);
@@ -32,7 +34,8 @@ const consumed = (subject: string): LifecycleEvent => ({ type: 'consumed', seq: 
 const HOOK_EVENTS: LifecycleEvent[] = [
   PIN_UP, PIN_BACK, RELEASED, consumed('hook.alpha.capture'),
   result('gate.alpha.restore', 'tier=dram', true), result('gate.alpha.restore', 'tier=ssd', true), result('gate.alpha.restore', 'tier=dram', false),
-  result('gate.alpha.restore', 'tier=dram', true, { adapter: A }), result('gate.alpha.acceptance', '-', true), ACCEPTED, RECHECK,
+  result('gate.alpha.restore', 'tier=dram', true, { adapter: A }), result('gate.alpha.restore', 'tier=ssd', true, { hashes: 'kept' }), result('gate.alpha.restore', 'tier=ssd', true, { hashes: 'differ' }),
+  result('gate.alpha.acceptance', '-', true), ACCEPTED, RECHECK,
   { type: 'removed', seq: 1, onPins: true }, { type: 'dropped', seq: 1, onPins: true }, { type: 'reinstated', seq: 1 },
 ];
 const WARMUP_EVENTS: LifecycleEvent[] = [
@@ -74,17 +77,65 @@ describe('lifecycle machines (model-based, @xstate/graph)', () => {
     assert.deepEqual([...reach(upstreamLifecycle as unknown as Lifecycle<object>, 'upstream.alpha.101', [u('open'), u('merged'), u('closed'), RELEASED])].sort(), [...upstreamLifecycle.states].sort());
   });
 
-  it('no edge reaches removable or removed without the gates', () => {
-    for (const e of [...hookEdges, ...warmEdges]) {
-      if (e.to.value === 'removable') assert.ok(removalMet(e.to.context) || dropMet(e.to.context), `${e.from.value} --${e.event.type}--> removable without gates`);
-      if (e.to.value === 'removed' && e.from.value !== 'removed') {
-        const byRemoval = e.from.value === 'removable' && ((e.event.type === 'removed' && removalMet(e.from.context)) || (e.event.type === 'dropped' && dropMet(e.from.context)));
-        const cleared = e.from.value === 'regressed' && regressionCleared(e.to.context);
-        assert.ok(byRemoval || cleared, `${e.from.value} --${e.event.type}--> removed`);
+  /** Every edge of a machine, with a history of events that reaches its source state (a shortest path from @xstate/graph). */
+  const edgesWithHistory = (machine: AnyStateMachine, id: string, events: LifecycleEvent[]) => {
+    const history = new Map<string, LifecycleEvent[]>();
+    for (const p of getShortestPaths(machine, { input: input(id), events, serializeState: serialize as never })) {
+      history.set(serialize(p.state), p.steps.map((s) => s.event as unknown as LifecycleEvent).filter((e) => !e.type.startsWith('xstate.')));
+    }
+    return edges(machine, id, events).map((e) => ({ ...e, history: history.get(serialize(e.from))! }));
+  };
+
+  // The rules as the README states them (spec/lifecycle/removal-rules.ts), not the guards: every edge agrees.
+  for (const [machine, id, events, open, left] of [
+    [hookLifecycle.machine, 'hook.alpha.capture', HOOK_EVENTS, ['kept', 'replacement-consumed'], 'removed'],
+    [hookLifecycle.machine, 'hook.alpha.warmup', WARMUP_EVENTS, ['kept', 'replacement-consumed'], 'removed'],
+    [restrictionLifecycle.machine, 'gap.alpha.ordering', GAP_EVENTS, ['restricted', 'replacement-consumed'], 'reopened'],
+  ] as const) {
+    it(`${id}: no edge reaches ${left === 'removed' ? 'removable or removed' : 'reopenable or reopened'} unless the rules allow it, and none keeps it open when they do`, () => {
+      const facts = WALK_FACTS[id]!;
+      const all = edgesWithHistory(machine, id, [...events]);
+      assert.ok(all.length > 20 && all.every((e) => e.history !== undefined));
+      const ready = left === 'removed' ? 'removable' : 'reopenable';
+      let reachedReady = 0;
+      for (const e of all) {
+        const before = removalVerdict(facts, e.history);
+        const after = removalVerdict(facts, [...e.history, e.event]);
+        const edge = `${e.from.value} --${e.event.type}${e.event.type === 'gate.result' ? ` ${e.event.gate}|${e.event.cell} ${e.event.pass ? 'pass' : 'fail'} ${e.event.hashes}` : ''}--> ${e.to.value} after [${e.history.map((h) => h.type).join(', ')}]`;
+        if (e.to.value === ready) {
+          reachedReady++;
+          assert.ok(after.removal || after.drop, `reached ${ready} against the rules: ${edge}`);
+        }
+        if ((open as readonly string[]).includes(e.to.value as string)) assert.ok(!after.removal && !after.drop, `kept open though the rules allow leaving: ${edge}`);
+        if (e.to.value === 'replacement-consumed') assert.ok(after.ready, `replacement-consumed without a released, consumed replacement: ${edge}`);
+        if (e.to.value === 'kept' || e.to.value === 'restricted') assert.ok(!after.ready || e.event.type === 'reinstated', `kept though the replacement is ready: ${edge}`);
+        if (e.to.value === left && e.from.value !== left && e.from.value !== 'regressed') {
+          const byRecord = left === 'removed' ? (e.event.type === 'removed' && before.removal) || (e.event.type === 'dropped' && before.drop) : e.event.type === 'expanded' && before.removal;
+          assert.ok(e.from.value === ready && byRecord, `left against the rules: ${edge}`);
+        }
+      }
+      assert.ok(reachedReady > 0, `the alphabet reaches ${ready}`);
+    });
+  }
+
+  it('one rule for "a gate cell passed": the gate and the hook that needs the cell agree on every result', () => {
+    const gateTable = compileTable(gateLifecycle);
+    const hookTable = compileTable(hookLifecycle);
+    const cell = 'tier=dram';
+    for (const pass of [true, false]) {
+      for (const hashes of ['equal', 'differ', 'kept', 'missing']) {
+        for (const adapter of [B, undefined]) {
+          const event = result('gate.alpha.restore', cell, pass, { hashes, ...(adapter ? { adapter } : { adapter: undefined as unknown as string }) });
+          const gate = tableStep(gateTable, tableStart(gateTable, input('gate.alpha.restore') as GateContext), event).context as GateContext;
+          const hook = tableStep(hookTable, tableStart(hookTable, input('hook.alpha.capture') as RequirementContext), event).context as RequirementContext;
+          const spec = hook.spec.cells.find((c) => c.key === `gate.alpha.restore|${cell}`)!;
+          const byGate = gateCellBlocker(gate, cell);
+          const byHook = cellBlocker(hook, spec, undefined);
+          assert.equal(byGate, byHook, `${pass ? 'pass' : 'fail'}, hashes ${hashes}, adapter ${adapter ? 'given' : 'none'}`);
+          assert.equal(byGate === undefined, pass && hashes === 'equal' && adapter !== undefined);
+        }
       }
     }
-    const gapEdges = edges(restrictionLifecycle.machine, 'gap.alpha.ordering', GAP_EVENTS);
-    for (const e of gapEdges) if (e.to.value === 'reopenable' || (e.to.value === 'reopened' && e.from.value !== 'reopened' && e.from.value !== 'regressed')) assert.ok(removalMet(e.to.value === 'reopened' ? e.from.context : e.to.context));
   });
 
   it('removal records are refused (no state change) anywhere but removable', () => {

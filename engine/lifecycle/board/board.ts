@@ -225,6 +225,7 @@ function nextAction(kind: ContractKind, state: string, blockers: string[]): stri
     case 'regressed':
       return kind === 'hook' ? 'fix the failing cells or reinstate the hook (hook.reinstated)' : 'fix the failing cells';
     case 'pending':
+      if (blockers.some((b) => b.includes('hashes'))) return 'record gate.result with its before/after hashes in the ledger (re-run the cells where they were not taken)';
       return 'run the gate on the current pins; record gate.result';
     case 'failed':
       return 'fix and re-run the failing cells';

@@ -51,30 +51,5 @@ export function isCellOf(gate: GateContract, cell: Record<string, string> | unde
   return axes.every((a) => a.values.includes(cell?.[a.axis] ?? '\u0000'));
 }
 
-/** Dotted numeric comparison of the leading numbers (`0.5.21` < `0.5.22`). */
-export function compareVersions(a: string, b: string): number {
-  if (a === b) return 0;
-  const pa = numbersOf(a);
-  const pb = numbersOf(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
-/** A registry names few versions, and guards compare them on every step: parse each once. */
-const parsedVersions = new Map<string, number[]>();
-function numbersOf(version: string): number[] {
-  let numbers = parsedVersions.get(version);
-  if (!numbers) {
-    numbers = version.split(/[^0-9]+/).filter(Boolean).map(Number);
-    parsedVersions.set(version, numbers);
-  }
-  return numbers;
-}
-
-/** The release line (`major.minor`) of a version. */
-export function lineOf(version: string): string {
-  return version.split('.').slice(0, 2).join('.');
-}
+/** Versions are compared under PEP 440 by the registry's one comparison (`engine/registry/version.ts`). */
+export { compareVersions, lineOf } from '../../registry/version.js';

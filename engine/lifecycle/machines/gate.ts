@@ -1,4 +1,5 @@
 import { UNCHANGED } from './define.js';
+import { cellResultBlocker } from './cell-pass.js';
 import type { EventOf, LifecycleEvent } from './events.js';
 import { type Reducer, type StateSpec, defineLifecycle } from './define.js';
 import type { CellResult, IndependentEvidence } from './requirement.js';
@@ -17,14 +18,9 @@ export function gateContext(spec: GateSpec): GateContext {
   return { spec, results: {}, accepted: [], lastRecheck: null };
 }
 
-/** Why a gate cell is not passed, or undefined. Hashes kept outside the ledger count here (not for removal). */
+/** Why a gate cell is not passed, or undefined: the one rule of `cellResultBlocker`. */
 export function gateCellBlocker(ctx: GateContext, cell: string): string | undefined {
-  const r = ctx.results[cell];
-  if (!r) return 'no result on the current pins';
-  if (!r.pass) return 'failed';
-  if (ctx.spec.hashes !== 'none' && r.hashes === 'differ') return 'before/after hashes differ';
-  if (ctx.spec.hashes !== 'none' && r.hashes === 'missing') return 'no before/after hashes';
-  return undefined;
+  return cellResultBlocker(ctx.results[cell], ctx.spec.hashes);
 }
 
 export type GateStanding = 'pending' | 'failed' | 'awaiting-acceptance' | 'passed';

@@ -5,6 +5,7 @@ export { restrictionLifecycle } from './restriction.js';
 export { gateLifecycle, type GateContext, gateContext, gateStanding, gateCellBlocker } from './gate.js';
 export { upstreamLifecycle, type UpstreamContext, upstreamContext, upstreamStanding } from './upstream.js';
 export * from './requirement.js';
+export { cellResultBlocker, type HashRequirement } from './cell-pass.js';
 export * from './requirements.js';
 export { cellKey, slotKey, gateCells, isCellOf, compareVersions, lineOf, ENGINE_AXIS } from './cells.js';
 export { type TransitionTable, type Snap, type Cursor, compileTable, tableAdvance, tableStart, tableStep, xstateFold } from './table.js';

@@ -1,6 +1,7 @@
 import { UNCHANGED } from './define.js';
 import type { EvidenceRelease } from '../../model/index.js';
 import { compareVersions } from './cells.js';
+import { cellResultBlocker } from './cell-pass.js';
 import type { EventOf, HashStanding, LifecycleEvent } from './events.js';
 import type { CellSpec, ConditionSpec, RequirementSpec } from './requirements.js';
 
@@ -101,14 +102,9 @@ export function independentOk(ctx: RequirementContext, gateSlot: number, adapter
 /** Why a cell does not count, or undefined when it passed on the profile. */
 export function cellBlocker(ctx: RequirementContext, cell: CellSpec, adapter: string | undefined): string | undefined {
   const r = ctx.results[cell.slot];
-  if (!r) return 'no result on the current pins';
-  if (!r.pass) return 'failed';
-  if (cell.hashes !== 'none') {
-    if (r.hashes === 'differ') return 'before/after hashes differ';
-    if (r.hashes !== 'equal') return 'no before/after hashes in the ledger';
-    if (!r.adapter) return 'no adapter hash in the profile';
-    if (adapter !== undefined && r.adapter !== adapter) return 'passed on another adapter';
-  }
+  const blocker = cellResultBlocker(r, cell.hashes);
+  if (blocker !== undefined || !r) return blocker;
+  if (cell.hashes !== 'none' && adapter !== undefined && r.adapter !== adapter) return 'passed on another adapter';
   if (cell.independent && !independentOk(ctx, cell.gateSlot, cell.hashes === 'none' ? undefined : (adapter ?? r.adapter))) return 'independent acceptance missing';
   return undefined;
 }
