@@ -161,7 +161,8 @@ describe('lifecycle fold: warnings on the board', () => {
       { at: at(4), actor: 'orbitkv-maintainers', type: 'pin.changed', subject: 'engine.alpha', data: { version: '1.2.1', commit: '2'.repeat(40) } },
     ];
     const board = buildBoard(registry, sealAll(drafts).records, { at: at(9) });
-    assert.deepEqual(board.diagnostics.map((d) => [d.code, d.contract]), [
+    // Contract-vs-ledger drift (OKV4207) has its own spec (spec/lifecycle/board.spec.ts).
+    assert.deepEqual(board.diagnostics.filter((d) => d.code !== 'OKV4207').map((d) => [d.code, d.contract]), [
       ['OKV4201', 'hook.alpha.warmup'],
       ['OKV4202', 'engine.alpha'],
       ['OKV4204', 'hook.alpha.warmup'],

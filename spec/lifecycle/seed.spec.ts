@@ -40,7 +40,18 @@ describe('the embedded registry\'s ledger (the seed\'s history)', () => {
 
   it('removed hooks stay removed; nothing was refused, and no pin or disposition drifted', () => {
     for (const hook of registry.ofKind('hook').filter((h) => h.disposition.state === 'removed')) assert.equal(row(hook.id).state, 'removed');
-    assert.deepEqual(board().diagnostics, []);
+    assert.deepEqual(board().diagnostics.filter((d) => d.code !== 'OKV4207'), []);
+  });
+
+  it('names each place the YAML claims what the ledger does not record (OKV4207), at the field', () => {
+    const drift = board().diagnostics.filter((d) => d.code === 'OKV4207').map((d) => `${d.contract} ${d.file}:${d.range?.line}`);
+    assert.deepEqual(drift, [
+      'upstream.sglang.40759 upstreams/upstream.sglang.40759.yaml:11',
+      'upstream.sglang.40759 upstreams/upstream.sglang.40759.yaml:13',
+      'upstream.vllm.42676 upstreams/upstream.vllm.42676.yaml:11',
+      'upstream.vllm.42676 upstreams/upstream.vllm.42676.yaml:14',
+      'upstream.vllm.46865 upstreams/upstream.vllm.46865.yaml:15',
+    ]);
   });
 
   it('V2/recurrent/multi-group profiles are still rejected, blocked by the open vLLM #59410', () => {

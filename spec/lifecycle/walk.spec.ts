@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, codes, digest, ledgerText, removeTemps, tempCopy } from './support.js';
+
+/** Moves engine.alpha's pin in its YAML (every place it is recorded), as a maintainer does before `pin.changed`. */
+export function movePin(dir: string, from: { version: string; commit: string }, to: { version: string; commit: string }): void {
+  const file = join(dir, 'engines', 'engine.alpha.yaml');
+  const line = (v: string) => `'${v.split('.').slice(0, 2).join('.')}'`;
+  const text = readFileSync(file, 'utf8').split(`version: ${from.version}`).join(`version: ${to.version}`).split(from.commit).join(to.commit).replace(`line: ${line(from.version)}`, `line: ${line(to.version)}`);
+  writeFileSync(file, text);
+}
 
 /**
  * One hook walked from kept to removed through realistic evidence — merge, release on a newer
@@ -61,7 +69,8 @@ describe('lifecycle walk: hook.alpha.capture from kept to removed', () => {
     assert.equal(await state('upstream.alpha.101'), 'released');
     assert.equal(await state(), 'kept', 'released on 1.3, but the pin is on 1.2');
     const explain = await cli(dir, 'explain', HOOK);
-    assert.match(explain.out, /not released on the pinned alpha line 1\.2/);
+    assert.match(explain.out, /released in 1\.3\.0, after the pin 1\.2\.0: move the pin and re-run the gates/);
+    assert.match(explain.out, /next: move the pin/);
   });
 
   it('refuses evidence bound to a pin that is not current (OKV4008)', async () => {
@@ -69,6 +78,9 @@ describe('lifecycle walk: hook.alpha.capture from kept to removed', () => {
   });
 
   it('the pin bump voids the earlier consumption; consuming on the new pins moves the hook on', async () => {
+    // The engine contract moves first: a pin.changed to a version it does not record is refused (OKV4206).
+    await refusedWithout(add('pin.changed', 'engine.alpha', { version: '1.3.0', commit: NEW.alpha.commit }), 'OKV4206');
+    movePin(dir, OLD.alpha, NEW.alpha);
     assert.equal((await add('pin.changed', 'engine.alpha', { version: '1.3.0', commit: NEW.alpha.commit })).code, 0);
     assert.equal(await state(), 'kept');
     assert.equal((await add('adapter.consumed-replacement', HOOK, { condition: 0, adapterVersion: '1.1' }, { engines: NEW, adapter: adapterB })).code, 0);
@@ -148,10 +160,13 @@ describe('lifecycle walk: an opt-in hook leaves by dropping its optimization', (
     dir = tempCopy();
   });
 
-  it('refuses the drop before the matched workload passed, then accepts it', async () => {
+  it('refuses the drop before the matched workload passed, naming the missing pass, then accepts it', async () => {
+    // The pin the evidence starts from is in the ledger, so a later move of the contract's pin does not re-date it.
+    assert.equal((await add('pin.changed', 'engine.alpha', PINS.alpha)).code, 0);
     const refused = await add('optimization.dropped', HOOK, { adapterVersion: '1.1' }, { engines: PINS, adapter: digest('a') });
     assert.equal(refused.code, 1);
     assert.ok(codes(refused.err).includes('OKV4009'));
+    assert.match(refused.err, /gate\.alpha\.workload \[-\]: no result on the current pins/);
     assert.equal((await add('gate.result', 'gate.alpha.workload', { result: 'pass', hashes: same }, { engines: PINS, adapter: digest('without warming') })).code, 0);
     assert.equal(await state(), 'removable');
     assert.equal((await add('optimization.dropped', HOOK, { adapterVersion: '1.1' }, { engines: PINS, adapter: digest('without warming') })).code, 0);
@@ -159,6 +174,7 @@ describe('lifecycle walk: an opt-in hook leaves by dropping its optimization', (
   });
 
   it('a pin change sends the drop gate back to pending; a later failure on the new pin is a regression', async () => {
+    movePin(dir, { version: '1.2.0', commit: '1'.repeat(40) }, { version: '1.2.1', commit: '2'.repeat(40) });
     assert.equal((await add('pin.changed', 'engine.alpha', { version: '1.2.1', commit: '2'.repeat(40) })).code, 0);
     const gate = (JSON.parse((await cli(dir, 'status', '--format', 'json')).out) as { rows: { id: string; state: string }[] }).rows.find((r) => r.id === 'gate.alpha.workload')!;
     assert.equal(gate.state, 'pending');

@@ -7,7 +7,8 @@ Answers like a deploy gate: may this hook be removed now? Yes when its replaceme
 on the pinned line and consumed by the adapter and every removal gate cell passed on that
 profile with equal before/after hashes (independent acceptance where a gate requires it), or,
 for an opt-in hook, when its drop gates passed. Otherwise prints every blocking condition and cell.
-Exit status: 0 yes (or already removed), 1 no, 2 usage (not a hook).
+A removed hook answers yes only while the gate cells that cover its removal have passed.
+Exit status: 0 yes (or removed and covered), 1 no, 2 usage (not a hook).
 `;
 
 export const command: CommandModule = {
@@ -36,11 +37,20 @@ export const command: CommandModule = {
       return EXIT.failed;
     }
     const matrix = lifecycle.contractMatrix(session.registry, loaded.state, id)!;
-    if (matrix.state === 'removable' || matrix.state === 'removed') {
-      io.out(`${id}: yes (${matrix.state === 'removed' ? 'already removed' : 'every removal condition and gate cell is met'})\n`);
+    const context = loaded.state.contracts[id]!.context as import('../../lifecycle/index.js').RequirementContext;
+    // A removal, declared or recorded, stands only while the cells that cover it have passed.
+    const covered = matrix.state === 'removed' && lifecycle.coveringCellsPassed(context);
+    if (matrix.state === 'removable' || covered) {
+      io.out(`${id}: yes (${covered ? 'already removed; its covering gate cells passed' : 'every removal condition and gate cell is met'})\n`);
       return EXIT.ok;
     }
-    io.out(`${id}: no (${matrix.state})\n`);
+    io.out(`${id}: no (${matrix.state === 'removed' ? 'removed, but its covering gate cells have not passed on the current pins' : matrix.state})\n`);
+    if (matrix.state === 'removed') {
+      const path = context.via === 'drop' ? 'drop' : 'removal';
+      for (const cell of matrix.cells) if (cell.blocker && cell.path === path) io.out(`  ${cell.gate} [${cell.cell}] ${cell.result} on ${cell.profile}: ${cell.blocker}\n`);
+      if (!matrix.cells.some((c) => c.path === path)) io.out('  no gate cell covers the removal\n');
+      return EXIT.failed;
+    }
     for (const c of matrix.conditions) if (c.blocker) io.out(`  condition ${c.index} ${c.upstream ?? ''}: ${c.blocker}\n    requires: ${c.requires}\n`);
     for (const cell of matrix.cells) if (cell.blocker) io.out(`  ${cell.path === 'drop' ? 'drop ' : ''}${cell.gate} [${cell.cell}] ${cell.result} on ${cell.profile}: ${cell.blocker}\n`);
     if (matrix.conditions.length + matrix.cells.length === 0) io.out('  no removal gate declared\n');

@@ -75,6 +75,12 @@ export const command: CommandModule = {
       out += `\nnext: ${row.next}\n`;
       io.out(out);
     }
+    // What the contract's YAML says that its evidence does not (OKV4207 and the like): warnings, named here.
+    const own = board.diagnostics.filter((d) => d.contract === id);
+    if (own.length) {
+      const { formatDiagnostics } = await import('../../diagnostics/index.js');
+      io.err(formatDiagnostics(own, { format: 'text', root: session.registry.root, cwd: io.cwd }));
+    }
     if (read.diagnostics.length) {
       const { formatDiagnostics } = await import('../../diagnostics/index.js');
       io.err(formatDiagnostics(read.diagnostics, { format: 'text', root: session.registry.root, cwd: io.cwd }));

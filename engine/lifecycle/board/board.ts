@@ -4,7 +4,7 @@ import type { Registry } from '../../registry/index.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 import { type FoldState, foldLedger } from '../fold/index.js';
 import { blockerLines, contractMatrix } from '../matrix/index.js';
-import { type GateContext, type RequirementContext, compareVersions, gateStanding } from '../machines/index.js';
+import { type GateContext, type RequirementContext, type UpstreamContext, compareVersions, gateStanding } from '../machines/index.js';
 
 export interface Staleness {
   /** The last recheck that covers the contract; undefined: never rechecked. */
@@ -212,6 +212,7 @@ function nextAction(kind: ContractKind, state: string, blockers: string[]): stri
   switch (state) {
     case 'kept':
     case 'restricted':
+      if (blockers.some((b) => b.includes('after the pin'))) return 'move the pin to the release that contains the replacement (record pin.changed), then re-run the gates';
       if (blockers.some((b) => b.includes('not released'))) return 'wait for the upstream replacement to be released on the pinned line; recheck';
       if (blockers.some((b) => b.includes('not consumed'))) return 'consume the released replacement in the adapter; record adapter.consumed-replacement';
       if (blockers.some((b) => b.startsWith('no '))) return `declare a ${kind === 'hook' ? 'removal' : 'reopening'} gate in the registry`;
@@ -251,11 +252,56 @@ function foldDiagnostics(registry: Registry, fold: FoldState): Diagnostic[] {
     const pin = fold.pins[e.name];
     if (pin?.seq !== undefined && (pin.version !== e.version || (pin.commit !== undefined && e.commit !== undefined && pin.commit !== e.commit))) out.push(diagnose('pinDrift', site(e.id), e.name, pin.version, e.version));
   }
+  out.push(...contractLedgerDrift(registry, fold));
   for (const h of registry.ofKind('hook')) {
     const folded = fold.contracts[h.id]?.value;
     if (folded === undefined) continue;
     const foldedRemoved = folded === 'removed';
     if ((h.disposition.state === 'removed') !== foldedRemoved) out.push(diagnose('dispositionDrift', site(h.id), h.disposition.state, folded));
+  }
+  return out;
+}
+
+/**
+ * Where a contract's YAML states what only evidence can establish (an upstream change's state,
+ * its releases and when it was checked; an engine's last recheck; a replacement released without
+ * a tracked upstream), the board follows the ledger and names each disagreement: the YAML is a
+ * claim that is checked, never a second source the fold is seeded from.
+ */
+function contractLedgerDrift(registry: Registry, fold: FoldState): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const at = (id: string, path: (string | number)[]) => {
+    const where = registry.locate(id, path);
+    return { contract: id, ...(where ? { file: where.file, range: where.range } : {}) };
+  };
+  const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : undefined);
+  for (const u of registry.ofKind('upstream')) {
+    const ctx = fold.contracts[u.id]?.context as UpstreamContext | undefined;
+    if (!ctx) continue;
+    if (ctx.pr !== u.state) out.push(diagnose('contractLedgerDrift', at(u.id, ['state']), 'state', u.state, ctx.pr ?? 'no state', `record it: orbitkv evidence add upstream.state --subject ${u.id} --data '{"state":"${u.state}"}'`));
+    u.releasedIn.forEach((r, i) => {
+      if (!ctx.releasedIn.some((x) => x.line === r.line && x.version === r.version)) out.push(diagnose('contractLedgerDrift', at(u.id, ['releasedIn', i]), 'released in', `${r.version} on ${r.line}`, 'no such release', `record it: orbitkv evidence add upstream.released --subject ${u.id} --data '{"line":"${r.line}","version":"${r.version}"}'`));
+    });
+    for (const r of ctx.releasedIn) {
+      if (!u.releasedIn.some((x) => x.line === r.line && x.version === r.version)) out.push(diagnose('contractLedgerDrift', at(u.id, ['releasedIn']), 'releasedIn', u.releasedIn.map((x) => x.version).join(', ') || 'none', `a release ${r.version} on ${r.line}`, 'add the release to releasedIn'));
+    }
+    const checked = day(ctx.lastRecheck);
+    if (checked !== u.checked) out.push(diagnose('contractLedgerDrift', at(u.id, ['checked']), 'checked', u.checked, checked ? `the last recheck on ${checked}` : 'no recheck', checked && checked > u.checked ? `set checked: ${checked}` : `record the recheck: orbitkv evidence add recheck --subject ${u.id} --at ${u.checked}T00:00:00Z`));
+  }
+  for (const e of registry.ofKind('engine')) {
+    const recorded = day(fold.engineRechecks[e.name]);
+    if (recorded !== e.lastRecheck) out.push(diagnose('contractLedgerDrift', at(e.id, ['lastRecheck']), 'lastRecheck', e.lastRecheck, recorded ? `the last recheck on ${recorded}` : 'no recheck', recorded && recorded > e.lastRecheck ? `set lastRecheck: ${recorded}` : `record the recheck: orbitkv evidence add recheck --subject ${e.id} --at ${e.lastRecheck}T00:00:00Z`));
+  }
+  for (const c of [...registry.ofKind('hook'), ...registry.ofKind('gap')]) {
+    const status = c.kind === 'hook' ? c.replacement : c.upstreamFix;
+    if (status.status !== 'released' || status.upstream !== undefined) continue;
+    const ctx = fold.contracts[c.id]?.context as RequirementContext | undefined;
+    if (!ctx) continue;
+    const recorded = ctx.spec.conditions.filter((k) => !k.upstream).map((k) => ctx.consumed[k.slot]?.release).filter((r) => r !== undefined);
+    if (!recorded.some((r) => r.line === status.line && r.version === status.version)) {
+      const field = c.kind === 'hook' ? 'replacement' : 'upstreamFix';
+      out.push(diagnose('contractLedgerDrift', at(c.id, [field, 'version']), `${field} released in`, `${status.version} on ${status.line}`, recorded.length ? `a consumed release ${recorded.map((r) => r.version).join(', ')}` : 'no consumed release on the current pins', `record its consumption with the release: orbitkv evidence add adapter.consumed-replacement --subject ${c.id} --data '{"condition":0,"release":{"line":"${status.line}","version":"${status.version}"},...}'`));
+    }
   }
   return out;
 }

@@ -3,6 +3,7 @@ import type { Registry } from '../../registry/index.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 import { validateRecord } from '../ledger/validate.js';
 import type { LedgerFiles } from '../ledger/file.js';
+import { type RequirementContext, leaveBlockers } from '../machines/index.js';
 import { type FoldState, foldRecords, profileFacts } from './fold.js';
 import { loadFold } from './load.js';
 
@@ -16,6 +17,11 @@ export function admitRecord(registry: Registry, state: FoldState, record: Eviden
   const site = { contract: record.subject };
   const problems = validateRecord(registry, record);
   if (problems.length) return problems;
+  // A pin moves in the engine contract first (where every copy of it is checked), then in the ledger.
+  const subject = registry.get(record.subject);
+  if (record.type === 'pin.changed' && subject?.kind === 'engine' && (record.data.version !== subject.version || (subject.commit !== undefined && record.data.commit !== subject.commit))) {
+    return [diagnose('pinNotInContract', site, subject.name, `${record.data.version}${record.data.commit ? ` (${record.data.commit.slice(0, 8)})` : ''}`, `${subject.version}${subject.commit ? ` (${subject.commit.slice(0, 8)})` : ''}`, subject.id)];
+  }
   const lastAt = state.position.at;
   if (lastAt !== '' && Date.parse(record.at) < Date.parse(lastAt)) return [diagnose('evidenceTimeBackwards', site, record.at, lastAt)];
   const facts = profileFacts(state, record.profile);
@@ -25,9 +31,10 @@ export function admitRecord(registry: Registry, state: FoldState, record: Eviden
   }
   const before = state.refusals.length;
   const stateBefore = state.contracts[record.subject]?.value ?? 'unknown';
+  const contextBefore = state.contracts[record.subject]?.context;
   foldRecords(registry, state, [record]);
   const refusal = state.refusals.slice(before).find((r) => r.seq === record.seq && r.subject === record.subject);
-  if (refusal) return [diagnose('evidenceRefused', site, record.type, stateBefore, refusalReason(record.type, stateBefore))];
+  if (refusal) return [diagnose('evidenceRefused', site, record.type, stateBefore, refusalReason(record.type, stateBefore, contextBefore))];
   return [];
 }
 
@@ -43,9 +50,11 @@ export function ledgerAdmission(registry: Registry, files: LedgerFiles, cacheDir
   };
 }
 
-function refusalReason(type: string, state: string): string {
+/** Why the lifecycle refused a record: the conditions that are really missing (`leaveBlockers`). */
+function refusalReason(type: string, state: string, context: unknown): string {
   if (state === 'removed' || state === 'reopened') return `it is already ${state}`;
   if (type === 'hook.reinstated') return 'only a regressed hook is reinstated';
-  if (type === 'optimization.dropped') return 'the hook is not opt-in, or its drop gates have not all passed on the current pins';
-  return 'its removal gates have not all passed on the profile that consumes the released replacement';
+  const blockers = context && typeof context === 'object' && 'spec' in context && 'consumed' in context ? leaveBlockers(context as RequirementContext, type === 'optimization.dropped' ? 'drop' : 'removal') : [];
+  if (blockers.length) return blockers.join('; ');
+  return `a '${type}' record is taken only in state '${type === 'support.expanded' ? 'reopenable' : 'removable'}'`;
 }

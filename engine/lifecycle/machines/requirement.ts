@@ -82,6 +82,23 @@ export function releasedOnPinnedLine(ctx: RequirementContext, condition: Conditi
   return releases.some((r) => r.line === pin.line && compareVersions(r.version, pin.version) <= 0);
 }
 
+/**
+ * The earliest release of the condition's replacement that comes after the pin, on the pinned
+ * line or a later one: the pin has to move to it. Undefined when none does (or one is on the pin).
+ */
+export function releasedAfterPin(ctx: RequirementContext, condition: ConditionSpec): EvidenceRelease | undefined {
+  const pin = ctx.pin;
+  if (!pin || releasedOnPinnedLine(ctx, condition)) return undefined;
+  const consumption = ctx.consumed[condition.slot];
+  const releases = condition.upstream ? (ctx.released[condition.slot] ?? []) : consumption?.release ? [consumption.release] : [];
+  let earliest: EvidenceRelease | undefined;
+  for (const r of releases) {
+    if (compareVersions(r.line, pin.line) < 0 || compareVersions(r.version, pin.version) <= 0) continue;
+    if (!earliest || compareVersions(r.version, earliest.version) < 0) earliest = r;
+  }
+  return earliest;
+}
+
 /** Every upstream condition is released on the pinned line and consumed by the adapter on the current pins. */
 export function replacementReady(ctx: RequirementContext): boolean {
   const conditions = ctx.spec.conditions;
@@ -139,6 +156,42 @@ export function leftByCells(ctx: RequirementContext): readonly CellSpec[] {
 export function isRegression(ctx: RequirementContext, event: LifecycleEvent): boolean {
   if (event.type !== 'gate.result' || event.pass || !event.onPins) return false;
   return leftByCells(ctx).some((c) => c.key === event.key);
+}
+
+/**
+ * What keeps a contract from leaving by `path` right now, condition by condition: the words a
+ * refusal of `hook.removed`, `optimization.dropped` or `support.expanded` gives, so it names what
+ * is really missing rather than a summary of every rule.
+ */
+export function leaveBlockers(ctx: RequirementContext, path: 'removal' | 'drop'): string[] {
+  const out: string[] = [];
+  if (path === 'drop') {
+    if (!ctx.spec.optIn) return ['the hook is not opt-in: it has no drop path'];
+    if (ctx.spec.dropCells.length === 0) return ['the hook declares no drop gates'];
+  } else {
+    if (ctx.spec.conditions.length + ctx.spec.cells.length === 0) return ['no removal or reopening gate is declared'];
+    for (const c of ctx.spec.conditions) {
+      const name = c.upstream ?? `replacement #${c.index}${c.subject !== ctx.spec.id ? ` of ${c.subject}` : ''}`;
+      const after = releasedAfterPin(ctx, c);
+      if (after) out.push(`${name} is released in ${after.version}, after the pin ${ctx.pin?.version ?? '?'}`);
+      else if (!releasedOnPinnedLine(ctx, c)) out.push(`${name} is not released on the pinned line ${ctx.pin?.line ?? '?'}`);
+      else if (ctx.consumed[c.slot] == null) out.push(`${name} is released but not consumed by the adapter on the current pins`);
+    }
+  }
+  const cells = path === 'drop' ? ctx.spec.dropCells : ctx.spec.cells;
+  let profile = path === 'removal' && ctx.spec.conditions.length > 0 ? consumingAdapter(ctx) : undefined;
+  for (const cell of cells) {
+    const blocker = cellBlocker(ctx, cell, profile);
+    if (blocker !== undefined) out.push(`${cell.gate} [${cell.cell}]: ${blocker}`);
+    else if (profile === undefined && cell.hashes !== 'none') profile = ctx.results[cell.slot]?.adapter;
+  }
+  return out;
+}
+
+/** The cells a removed contract left by (or the contract declares it left by) all passed on the current pins. */
+export function coveringCellsPassed(ctx: RequirementContext): boolean {
+  const cells = leftByCells(ctx);
+  return cells.length > 0 && cellsPassed(ctx, cells, undefined);
 }
 
 export function regressionCleared(ctx: RequirementContext): boolean {

@@ -2,7 +2,7 @@ import type { Registry } from '../../registry/index.js';
 import type { FoldState, Pin } from '../fold/index.js';
 import {
   type CellSpec, type GateContext, type RequirementContext, type UpstreamContext,
-  cellBlocker, consumingAdapter, gateCellBlocker, releasedOnPinnedLine, upstreamStanding,
+  cellBlocker, consumingAdapter, gateCellBlocker, releasedAfterPin, releasedOnPinnedLine, upstreamStanding,
 } from '../machines/index.js';
 
 /** One cell of a removal (or reopening, or drop) matrix: gate × cell × profile × result. */
@@ -74,7 +74,10 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string, 
     const consumption = ctx.consumed[c.slot];
     const released = releasedOnPinnedLine(ctx, c);
     const release = describeRelease(fold, ctx.released[c.slot] ?? [], c.upstream, consumption?.release);
-    const blocker = !released ? `not released on the pinned ${spec.engine} line ${ctx.pin?.line ?? '?'} (${release})` : !consumption ? 'released, not consumed by the adapter' : undefined;
+    const after = released ? undefined : releasedAfterPin(ctx, c);
+    const blocker = after
+      ? `released in ${after.version}, after the pin ${ctx.pin!.version}: move the pin and re-run the gates`
+      : !released ? `not released on the pinned ${spec.engine} line ${ctx.pin?.line ?? '?'} (${release})` : !consumption ? 'released, not consumed by the adapter' : undefined;
     return { index: c.index, subject: c.subject, requires: c.requires, release, ...(c.upstream ? { upstream: c.upstream } : {}), ...(consumption ? { consumed: { seq: consumption.seq, ...(consumption.adapter ? { adapter: consumption.adapter } : {}) } } : {}), ...(blocker ? { blocker } : {}) };
   });
   const path = contract.kind === 'hook' ? 'removal' : 'reopening';
@@ -111,7 +114,7 @@ function describeRelease(fold: FoldState, released: readonly { line: string; ver
     if (lines.length) return `${upstream} released in ${lines.join(', ')}`;
     return `${upstream} ${standing === 'unverified' ? 'has no recorded state' : `is ${standing}`}`;
   }
-  return release ? `released in ${release.version} on ${release.line}` : 'no release recorded';
+  return release ? `released in ${release.version} on ${release.line}` : 'no release recorded in the ledger';
 }
 
 /** Short blocker lines: unmet conditions first, then blocking cells grouped by gate. */
