@@ -20,6 +20,7 @@ import { rule as referenceKind } from './reference-kind.js';
 import { rule as rejectionFacts } from './rejection-facts.js';
 import { rule as rejectionJustified } from './rejection-justified.js';
 import { rule as removedHookCoverage } from './removed-hook-coverage.js';
+import { rule as removedHookPin } from './removed-hook-pin.js';
 import { rule as removedHookReplacement } from './removed-hook-replacement.js';
 import { rule as replacementLine } from './replacement-line.js';
 import { rule as replacementState } from './replacement-state.js';
@@ -55,6 +56,7 @@ export const RULES: readonly RegistryRule[] = [
   rejectionFacts,
   rejectionJustified,
   removedHookCoverage,
+  removedHookPin,
   removedHookReplacement,
   replacementLine,
   replacementState,
