@@ -80,5 +80,5 @@ export function generateAdapters(registry: Registry, options: GenerateOptions): 
   if (errorCount(rendered.diagnostics) > 0) return { files, written: [], removed: [], drift: [], diagnostics: rendered.diagnostics };
   if (options.check) return { files, written: [], removed: [], drift: driftOf(options.outDir, rendered.files), diagnostics: rendered.diagnostics };
   const result = writeGenerated(options.outDir, rendered.files, options.dryRun ?? false);
-  return { files, written: result.written, removed: result.removed, drift: result.kept, diagnostics: rendered.diagnostics };
+  return { files, written: result.written, removed: result.removed, drift: result.kept, diagnostics: [...rendered.diagnostics, ...result.refused] };
 }

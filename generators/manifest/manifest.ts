@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { diagnose, type Diagnostic } from '../../engine/diagnostics/index.js';
 import type { GeneratedFile } from '../adapters/index.js';
 
@@ -17,14 +17,50 @@ export function manifestFile(files: readonly GeneratedFile[]): GeneratedFile {
   return { path: MANIFEST_NAME, bytes: Buffer.from(`${JSON.stringify(doc, null, 2)}\n`, 'utf8') };
 }
 
-/** The previous run's manifest entries (empty when there is none or it is unreadable). */
-export function readManifest(outDir: string): Map<string, string> {
+/**
+ * Whether a path read from a manifest names a file inside the output folder: relative, in
+ * normal form (no `.`, `..`, empty or backslash segments), and not reached through a symbolic
+ * link that leaves the folder. The manifest is a file on disk like any other: anyone can edit it.
+ */
+export function insideOutput(outDir: string, rel: string): boolean {
+  if (rel === '' || rel.includes('\0') || rel.includes('\\') || isAbsolute(rel) || posix.isAbsolute(rel)) return false;
+  if (rel.split('/').some((s) => s === '' || s === '.' || s === '..')) return false;
+  let root: string;
   try {
-    const doc = JSON.parse(readFileSync(join(outDir, MANIFEST_NAME), 'utf8')) as { files?: Record<string, unknown> };
-    return new Map(Object.entries(doc.files ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    root = realpathSync(outDir);
   } catch {
-    return new Map();
+    return true; // no output folder yet: nothing on disk can be reached through it
   }
+  // The deepest folder of the path that exists, resolved through its links, stays under the output folder.
+  let dir = dirname(join(outDir, rel));
+  while (!existsSync(dir) && dir !== dirname(dir)) dir = dirname(dir);
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    return false;
+  }
+  const up = relative(root, real);
+  return up === '' || (!up.startsWith(`..${sep}`) && up !== '..' && !isAbsolute(up));
+}
+
+/** The previous run's manifest entries (empty when there is none or it is unreadable), and the entries refused (OKV5011). */
+export function readManifest(outDir: string): { entries: Map<string, string>; refused: Diagnostic[] } {
+  const entries = new Map<string, string>();
+  const refused: Diagnostic[] = [];
+  let doc: { files?: Record<string, unknown> };
+  try {
+    doc = JSON.parse(readFileSync(join(outDir, MANIFEST_NAME), 'utf8')) as { files?: Record<string, unknown> };
+  } catch {
+    return { entries, refused };
+  }
+  const files = doc && typeof doc.files === 'object' && doc.files !== null && !Array.isArray(doc.files) ? doc.files : {};
+  for (const [rel, hash] of Object.entries(files)) {
+    if (typeof hash !== 'string') continue;
+    if (!insideOutput(outDir, rel)) refused.push(diagnose('manifestPathOutside', { file: join(outDir, MANIFEST_NAME) }, JSON.stringify(rel)));
+    else entries.set(rel, hash);
+  }
+  return { entries, refused };
 }
 
 function readIfExists(path: string): Buffer | undefined {
@@ -38,8 +74,8 @@ function readIfExists(path: string): Buffer | undefined {
 
 /** Files that differ from a fresh generation, were edited by hand, or are stale. */
 export function driftOf(outDir: string, files: readonly GeneratedFile[]): Diagnostic[] {
-  const previous = readManifest(outDir);
-  const drift: Diagnostic[] = [];
+  const { entries: previous, refused } = readManifest(outDir);
+  const drift: Diagnostic[] = [...refused];
   const at = (path: string) => ({ file: join(outDir, path) });
   for (const f of files) {
     const disk = readIfExists(join(outDir, f.path));
@@ -59,6 +95,8 @@ export interface WriteResult {
   removed: string[];
   /** Stale files kept because they were edited by hand. */
   kept: Diagnostic[];
+  /** Manifest entries that name no file inside the output folder (OKV5011): errors. */
+  refused: Diagnostic[];
 }
 
 /**
@@ -67,7 +105,7 @@ export interface WriteResult {
  * lists and touches nothing.
  */
 export function writeGenerated(outDir: string, files: readonly GeneratedFile[], dryRun: boolean): WriteResult {
-  const previous = readManifest(outDir);
+  const { entries: previous, refused } = readManifest(outDir);
   const written: string[] = [];
   for (const f of files) {
     const path = join(outDir, f.path);
@@ -84,6 +122,8 @@ export function writeGenerated(outDir: string, files: readonly GeneratedFile[], 
   for (const [rel, hash] of [...previous.entries()].sort()) {
     if (fresh.has(rel)) continue;
     const path = join(outDir, rel);
+    // Only a regular file is removed (never a link, whose target may be anywhere, nor a folder).
+    if (!isRegularFile(path)) continue;
     const disk = readIfExists(path);
     if (disk === undefined) continue;
     if (sha256(disk) !== hash) {
@@ -96,7 +136,15 @@ export function writeGenerated(outDir: string, files: readonly GeneratedFile[], 
       pruneEmpty(outDir, dirname(path));
     }
   }
-  return { written, removed, kept };
+  return { written, removed, kept, refused };
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function pruneEmpty(root: string, dir: string): void {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { runCli } from '../../engine/cli/main.js';
 import { MANIFEST_NAME, generateAdapters, renderAdapters } from '../../generators/index.js';
@@ -72,6 +73,42 @@ describe('generators: generate, manifest and --check', function () {
     assert.deepEqual(run.removed, [wheels[1]]);
     assert.deepEqual(codes(run.drift), ['OKV5203']);
     assert.ok(existsSync(join(out, wheels[0]!)) && !existsSync(join(out, wheels[1]!)));
+  });
+
+  it('a manifest entry outside the output folder is refused (OKV5011): nothing there is read or removed, and check exits 1', async () => {
+    const base = tempDir('escape');
+    const out = join(base, 'build', 'adapters');
+    const victim = join(base, 'contracts', 'evidence', 'ledger.jsonl');
+    mkdirSync(dirname(victim), { recursive: true });
+    writeFileSync(victim, 'precious\n');
+    const outside = join(base, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'secret.txt'), 'secret\n');
+    generateAdapters(embeddedRegistry(), { outDir: out });
+    symlinkSync(outside, join(out, 'link'));
+    const manifest = JSON.parse(readFileSync(join(out, MANIFEST_NAME), 'utf8')) as { files: Record<string, string> };
+    const hash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+    // Each entry carries the real hash of its target, so it would pass for an unmodified stale file.
+    manifest.files['../../contracts/evidence/ledger.jsonl'] = hash(victim);
+    manifest.files[victim] = hash(victim);
+    manifest.files['link/secret.txt'] = hash(join(outside, 'secret.txt'));
+    manifest.files['typescript/../../../contracts/evidence/ledger.jsonl'] = hash(victim);
+    writeFileSync(join(out, MANIFEST_NAME), JSON.stringify(manifest));
+    const check = generateAdapters(embeddedRegistry(), { outDir: out, check: true });
+    assert.deepEqual(codes(check.drift).filter((c) => c === 'OKV5011'), ['OKV5011', 'OKV5011', 'OKV5011', 'OKV5011']);
+    const run = generateAdapters(embeddedRegistry(), { outDir: out });
+    assert.deepEqual(run.removed, []);
+    assert.deepEqual(codes(run.diagnostics).filter((c) => c === 'OKV5011'), ['OKV5011', 'OKV5011', 'OKV5011', 'OKV5011']);
+    assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
+    assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'secret\n');
+    writeFileSync(join(out, MANIFEST_NAME), JSON.stringify(manifest));
+    const io = captureIo(REPO);
+    assert.equal(await runCli(['generate', '--registry', 'contracts', '--out', out], io), 1, io.stdout);
+    assert.ok(existsSync(victim));
+    writeFileSync(join(out, MANIFEST_NAME), JSON.stringify(manifest));
+    const main = captureIo(REPO);
+    assert.equal(await runCli(['check', '--registry', 'contracts', '--out', out, '--no-wheel'], main), 1);
+    assert.ok(existsSync(victim));
   });
 
   it('the CLI: generate exits 0 listing files; --check exits 1 naming the drifted file; bad options exit 2', async () => {
