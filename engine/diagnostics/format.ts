@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Diagnostic, SourceRange } from './diagnostic.js';
 import { CATALOGUE } from './catalogue.js';
+import { printable } from './printable.js';
 
 /** The output formats every command that reports diagnostics offers. */
 export const DIAGNOSTIC_FORMATS = ['text', 'json', 'github'] as const;
@@ -153,7 +154,7 @@ function formatText(diagnostics: readonly Diagnostic[], options: FormatOptions):
   const linesOf = (file: string): string[] | undefined => {
     if (!sources.has(file)) {
       const text = read(file);
-      sources.set(file, text === undefined ? undefined : text.split(/\r?\n/));
+      sources.set(file, text === undefined ? undefined : text.split(/\r?\n/).map(printable));
     }
     return sources.get(file);
   };
@@ -161,12 +162,12 @@ function formatText(diagnostics: readonly Diagnostic[], options: FormatOptions):
   for (const d of diagnostics) {
     const severity = d.severity === 'error' ? p.red('error') : p.yellow('warning');
     const where = d.file !== undefined ? `${p.cyan(shownPath(d.file, options))}${d.range ? `:${p.yellow(String(d.range.line))}:${p.yellow(String(d.range.col))}` : ''} - ` : '';
-    let block = `${where}${severity} ${p.dim(d.code)}: ${d.message}\n`;
+    let block = `${where}${severity} ${p.dim(d.code)}: ${printable(d.message)}\n`;
     if (d.file !== undefined && d.range) {
       const lines = linesOf(d.file);
       if (lines) block += `\n${frame(lines, d.range, p)}\n`;
     }
-    if (d.hint) block += `${p.bold('hint')}: ${d.hint}\n`;
+    if (d.hint) block += `${p.bold('hint')}: ${printable(d.hint)}\n`;
     blocks.push(block);
   }
   const summary = summaryLine(diagnostics, options.contracts);

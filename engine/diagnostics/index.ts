@@ -1,5 +1,6 @@
 export type { Diagnostic, Severity, SourceRange } from './diagnostic.js';
 export { errorCount, sortDiagnostics, UsageDiagnostic } from './diagnostic.js';
+export { printable } from './printable.js';
 export { CATALOGUE, diagnose, type ArgsOf, type CatalogueKey, type DiagnosticSite } from './catalogue.js';
 export { def, type DiagnosticDefinition } from './definition.js';
 export {

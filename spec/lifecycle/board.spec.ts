@@ -125,4 +125,24 @@ describe('board: a second product\'s registry', () => {
     const after = buildBoard(registry, records, { at: '2026-11-26T12:00:00Z' });
     assert.deepEqual(after.diagnostics.filter((d) => d.code === 'OKV4207').map((d) => d.contract), []);
   });
+
+  it('contract and ledger text holding ESC, CR, bidi overrides or a newline with ::error:: is printed escaped by status, check, explain and can-remove', async () => {
+    const dir = tempCopy();
+    const file = join(dir, 'hooks', 'hook.alpha.capture.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('  reason: No released pre-capture callback.', '  reason: "red \\e[31mtext\\r\\n::error::forged\\u202e"').replace('title: BEFORE Worker.capture installs restore events before graph capture', 'title: "title\\e]0;pwned\\a\\n::warning::x"'));
+    const actor = 'qa\u001b[2J\n::error::actor';
+    assert.equal((await cli(dir, 'evidence', 'add', 'gate.result', '--subject', 'gate.alpha.restore', '--actor', actor, '--at', '2026-12-01T10:00:00Z', '--data', JSON.stringify({ result: 'fail', cell: { tier: 'dram' } }), '--profile', JSON.stringify({ engines: PINS, adapter: digest('a') }))).code, 0);
+    const outputs = [
+      await cli(dir, 'status'), await cli(dir, 'status', '--format', 'markdown'), await cli(dir, 'check', '--out', join(dir, 'out'), '--no-wheel'),
+      await cli(dir, 'explain', 'hook.alpha.capture'), await cli(dir, 'explain', 'gate.alpha.restore'), await cli(dir, 'can-remove', 'hook.alpha.capture'),
+    ];
+    const all = outputs.map((r) => r.out + r.err).join('\n');
+    assert.match(all, /red \\x1b\[31mtext\\r\\n::error::forged\\u202e/, 'the reason is shown, escaped');
+    assert.match(all, /qa\\x1b\[2J\\n::error::actor/, 'the actor is shown, escaped');
+    for (const [i, r] of outputs.entries()) {
+      const text = r.out + r.err;
+      assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/, `output ${i} holds a control character`);
+      assert.doesNotMatch(text, /^::/m, `output ${i} starts a line with a workflow command`);
+    }
+  });
 });

@@ -24,6 +24,7 @@ export const command: CommandModule = {
     if (positionals.length !== 1) throw new UsageError('expected one HOOK-ID', 'orbitkv can-remove hook.sglang.init-cuda-graphs');
     const id = positionals[0]!;
     const lifecycle = await import('../../lifecycle/index.js');
+    const { printable: p } = await import('../../diagnostics/index.js');
     const at = values.at !== undefined ? lifecycle.parseAt(values.at) : undefined;
     if (values.at !== undefined && at === undefined) throw new UsageError(`--at '${values.at}' is not a date`, 'use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ');
     const session = lifecycle.openSession(io.cwd, values.registry);
@@ -47,12 +48,12 @@ export const command: CommandModule = {
     io.out(`${id}: no (${matrix.state === 'removed' ? 'removed, but its covering gate cells have not passed on the current pins' : matrix.state})\n`);
     if (matrix.state === 'removed') {
       const path = context.via === 'drop' ? 'drop' : 'removal';
-      for (const cell of matrix.cells) if (cell.blocker && cell.path === path) io.out(`  ${cell.gate} [${cell.cell}] ${cell.result} on ${cell.profile}: ${cell.blocker}\n`);
+      for (const cell of matrix.cells) if (cell.blocker && cell.path === path) io.out(`  ${p(cell.gate)} [${p(cell.cell)}] ${cell.result} on ${p(cell.profile)}: ${p(cell.blocker)}\n`);
       if (!matrix.cells.some((c) => c.path === path)) io.out('  no gate cell covers the removal\n');
       return EXIT.failed;
     }
-    for (const c of matrix.conditions) if (c.blocker) io.out(`  condition ${c.index} ${c.upstream ?? ''}: ${c.blocker}\n    requires: ${c.requires}\n`);
-    for (const cell of matrix.cells) if (cell.blocker) io.out(`  ${cell.path === 'drop' ? 'drop ' : ''}${cell.gate} [${cell.cell}] ${cell.result} on ${cell.profile}: ${cell.blocker}\n`);
+    for (const c of matrix.conditions) if (c.blocker) io.out(`  condition ${c.index} ${p(c.upstream ?? '')}: ${p(c.blocker)}\n    requires: ${p(c.requires)}\n`);
+    for (const cell of matrix.cells) if (cell.blocker) io.out(`  ${cell.path === 'drop' ? 'drop ' : ''}${p(cell.gate)} [${p(cell.cell)}] ${cell.result} on ${p(cell.profile)}: ${p(cell.blocker)}\n`);
     if (matrix.conditions.length + matrix.cells.length === 0) io.out('  no removal gate declared\n');
     return EXIT.failed;
   },

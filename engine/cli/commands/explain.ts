@@ -25,6 +25,8 @@ export const command: CommandModule = {
     if (format !== 'text' && format !== 'json') throw new UsageError(`unknown format '${format}'`, 'use --format text|json');
     const id = positionals[0]!;
     const lifecycle = await import('../../lifecycle/index.js');
+    // Contract and ledger text goes through `printable`: one field, one line, no control characters.
+    const { printable: p } = await import('../../diagnostics/index.js');
     const at = values.at !== undefined ? lifecycle.parseAt(values.at) : undefined;
     if (values.at !== undefined && at === undefined) throw new UsageError(`--at '${values.at}' is not a date`, 'use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ');
     const session = lifecycle.openSession(io.cwd, values.registry);
@@ -42,37 +44,37 @@ export const command: CommandModule = {
     if (format === 'json') {
       io.out(`${JSON.stringify({ row, history: folded?.history ?? [], evidence: moved, refused, matrix: matrix ?? null }, null, 2)}\n`);
     } else {
-      let out = `${id} (${contract.kind}): ${row.state}${row.since ? ` since ${row.since}` : ' since the start'}${row.stale ? ' — stale' : ''}\n  ${contract.title}\n`;
-      if (row.reason) out += `  reason: ${row.reason}\n`;
+      let out = `${p(id)} (${p(contract.kind)}): ${p(row.state)}${row.since ? ` since ${p(row.since)}` : ' since the start'}${row.stale ? ' — stale' : ''}\n  ${p(contract.title)}\n`;
+      if (row.reason) out += `  reason: ${p(row.reason)}\n`;
       const verified = (folded?.context as { verify?: { result: string; at: string; seq: number } | null } | undefined)?.verify;
-      if (verified) out += `  source verification: ${verified.result} (seq ${verified.seq}, ${verified.at}); it records and authorizes nothing\n`;
+      if (verified) out += `  source verification: ${p(verified.result)} (seq ${verified.seq}, ${p(verified.at)}); it records and authorizes nothing\n`;
       out += `\nstate changes:\n`;
       if (!folded?.history.length) out += '  none\n';
       for (const h of folded?.history ?? []) {
         const r = bySeq(h.seq);
-        out += `  seq ${h.seq} ${h.at}  ${h.from} → ${h.to}  (${r?.type ?? '?'} by ${r?.actor ?? '?'}${r && r.subject !== id ? ` on ${r.subject}` : ''})\n`;
+        out += `  seq ${h.seq} ${p(h.at)}  ${p(h.from)} → ${p(h.to)}  (${p(r?.type ?? '?')} by ${p(r?.actor ?? '?')}${r && r.subject !== id ? ` on ${p(r.subject)}` : ''})\n`;
       }
       out += `\nevidence that moved it (${moved.length}):\n`;
       if (!moved.length) out += '  none\n';
-      for (const r of moved) out += `  seq ${r.seq} ${r.at}  ${r.type} ${r.subject} by ${r.actor}${summary(r.data)}\n`;
+      for (const r of moved) out += `  seq ${r.seq} ${p(r.at)}  ${p(r.type)} ${p(r.subject)} by ${p(r.actor)}${p(summary(r.data))}\n`;
       if (refused.length) {
         out += `\nrefused (changed nothing):\n`;
-        for (const r of refused) out += `  seq ${r.seq} ${r.type} in state ${r.state}\n`;
+        for (const r of refused) out += `  seq ${r.seq} ${p(r.type)} in state ${p(r.state)}\n`;
       }
       if (matrix && matrix.conditions.length) {
         out += `\nupstream conditions (released on the pinned line, then consumed by the adapter):\n`;
-        for (const c of matrix.conditions) out += `  #${c.index} ${c.upstream ?? '(untracked)'}: ${c.blocker ?? `met (consumed at seq ${c.consumed?.seq})`}\n    requires: ${c.requires}\n    release: ${c.release}\n`;
+        for (const c of matrix.conditions) out += `  #${c.index} ${p(c.upstream ?? '(untracked)')}: ${p(c.blocker ?? `met (consumed at seq ${c.consumed?.seq})`)}\n    requires: ${p(c.requires)}\n    release: ${p(c.release)}\n`;
       }
       if (matrix && matrix.cells.length) {
-        out += `\nmatrix (gate × cell × profile × result)${matrix.adapter ? `, consuming adapter ${matrix.adapter.slice(0, 12)}` : ''}:\n`;
-        const rows = matrix.cells.map((c) => [c.path, c.gate, c.cell, c.profile, c.result, c.actor ?? '-', c.seq !== undefined ? String(c.seq) : '-', c.blocker ? `blocks: ${c.blocker}` : 'ok']);
+        out += `\nmatrix (gate × cell × profile × result)${matrix.adapter ? `, consuming adapter ${p(matrix.adapter.slice(0, 12))}` : ''}:\n`;
+        const rows = matrix.cells.map((c) => [c.path, c.gate, c.cell, c.profile, c.result, c.actor ?? '-', c.seq !== undefined ? String(c.seq) : '-', c.blocker ? `blocks: ${c.blocker}` : 'ok'].map(p));
         const header = ['path', 'gate', 'cell', 'profile', 'result', 'actor', 'seq', 'status'];
         const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
         const line = (cells: string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`;
         out += line(header) + rows.map(line).join('');
       }
-      if (row.blockers.length) out += `\nblocked by:\n${row.blockers.map((b) => `  ${b}\n`).join('')}`;
-      out += `\nnext: ${row.next}\n`;
+      if (row.blockers.length) out += `\nblocked by:\n${row.blockers.map((b) => `  ${p(b)}\n`).join('')}`;
+      out += `\nnext: ${p(row.next)}\n`;
       io.out(out);
     }
     // What the contract's YAML says that its evidence does not (OKV4207 and the like): warnings, named here.

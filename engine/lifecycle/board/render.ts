@@ -1,3 +1,4 @@
+import { printable as p } from '../../diagnostics/printable.js';
 import type { Board, BoardRow } from './board.js';
 
 export type BoardFormat = 'text' | 'markdown' | 'json';
@@ -25,34 +26,35 @@ function groups(board: Board): [string, BoardRow[]][] {
 const plural = (kind: string) => (kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : `${kind}s`);
 
 function stateText(row: BoardRow): string {
-  return row.stale ? `${row.state} (stale)` : row.state;
+  return p(row.stale ? `${row.state} (stale)` : row.state);
 }
 
 function renderText(board: Board): string {
-  const pins = Object.entries(board.pins).map(([n, p]) => `${n} ${p.version}${p.newestSeen && p.newestSeen !== p.version ? ` (newest seen ${p.newestSeen})` : ''}`).join(', ');
-  let out = `board at ${board.at}; ledger seq ${board.ledger.seq}; pins: ${pins}\n`;
+  // Contract and ledger text is printed through `printable` (p): one field, one line, no control characters.
+  const pins = Object.entries(board.pins).map(([n, pin]) => `${n} ${pin.version}${pin.newestSeen && pin.newestSeen !== pin.version ? ` (newest seen ${pin.newestSeen})` : ''}`).join(', ');
+  let out = `board at ${p(board.at)}; ledger seq ${board.ledger.seq}; pins: ${p(pins)}\n`;
   for (const [kind, rows] of groups(board)) {
     out += `\n${plural(kind)}\n`;
-    const width = Math.max(...rows.map((r) => r.id.length));
+    const width = Math.max(...rows.map((r) => p(r.id).length));
     const sw = Math.max(...rows.map((r) => stateText(r).length));
     for (const r of rows) {
-      out += `  ${r.id.padEnd(width)}  ${stateText(r).padEnd(sw)}  since ${day(r.since)}\n`;
-      for (const b of r.blockers) out += `  ${' '.repeat(width)}  blocked: ${b}\n`;
-      if (r.finding) out += `  ${' '.repeat(width)}  finding: ${r.finding}\n`;
-      if (r.reason) out += `  ${' '.repeat(width)}  reason: ${r.reason}\n`;
-      if (r.next !== 'none') out += `  ${' '.repeat(width)}  next: ${r.next}\n`;
+      out += `  ${p(r.id).padEnd(width)}  ${stateText(r).padEnd(sw)}  since ${p(day(r.since))}\n`;
+      for (const b of r.blockers) out += `  ${' '.repeat(width)}  blocked: ${p(b)}\n`;
+      if (r.finding) out += `  ${' '.repeat(width)}  finding: ${p(r.finding)}\n`;
+      if (r.reason) out += `  ${' '.repeat(width)}  reason: ${p(r.reason)}\n`;
+      if (r.next !== 'none') out += `  ${' '.repeat(width)}  next: ${p(r.next)}\n`;
     }
   }
   return out;
 }
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const cell = (text: string) => p(text).replace(/\|/g, '\\|');
 
 function renderMarkdown(board: Board): string {
-  let out = `Board at ${board.at}, ledger seq ${board.ledger.seq}.\n`;
+  let out = `Board at ${p(board.at)}, ledger seq ${board.ledger.seq}.\n`;
   for (const [kind, rows] of groups(board)) {
     out += `\n### ${plural(kind)}\n\n| contract | state | since | blocked by | next |\n|---|---|---|---|---|\n`;
-    for (const r of rows) out += `| \`${r.id}\` | ${cell(stateText(r))}${r.finding ? ` — ${cell(r.finding)}` : ''} | ${day(r.since)} | ${cell(r.blockers.join('; ') || '—')} | ${cell(r.next)} |\n`;
+    for (const r of rows) out += `| \`${cell(r.id)}\` | ${cell(stateText(r))}${r.finding ? ` — ${cell(r.finding)}` : ''} | ${day(r.since)} | ${cell(r.blockers.join('; ') || '—')} | ${cell(r.next)} |\n`;
   }
   return out;
 }
