@@ -1,4 +1,7 @@
-import { Project, StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
+import {
+  type CodeBlockWriter, type FunctionDeclarationStructure, type InterfaceDeclarationStructure, type OptionalKind, type PropertySignatureStructure,
+  type StatementStructures, type TypeAliasDeclarationStructure, type WriterFunction, Project, StructureKind, VariableDeclarationKind,
+} from 'ts-morph';
 import type { RejectionTable } from './plan.js';
 import { asciiJsonLines } from '../python/index.js';
 
@@ -23,165 +26,196 @@ const HEADER = `/**
  */
 `;
 
-const TYPES = `export type FactValue = string | number | boolean;
-export type PredicateOperator = 'equals' | 'not-equals' | 'in' | 'not-in' | 'present' | 'absent' | 'truthy' | 'count-greater-than' | 'version-less-than' | 'version-at-least';
-export interface Leaf { env?: string; config?: string; version?: 'engine'; op: PredicateOperator; value?: FactValue; values?: FactValue[] }
-export type Predicate = Leaf | { all: Predicate[] } | { any: Predicate[] } | { not: Predicate };
-export interface GateStep { contract: string; upstream: { upstream?: string; requires: string }[]; gates: string[] }
-export interface PinData { contract: string; engine: string; distribution: string; version: string }
-export interface RejectionData { id: string; engine: string; title: string; when: Predicate; message: string; instead: string; justifiedBy: string[]; gate: GateStep[] }
-export interface EngineProfile { engine: string; version: string; env: { [name: string]: string }; config: { [root: string]: unknown } }
-export interface VerdictEntry { id: string; justifiedBy: string[]; message: string; instead: string; gate: GateStep[] }
-export interface PinVerdict { contract: string; pinned: string; found: string; matches: boolean }
-export interface Verdict { engine: string; accepted: boolean; pin: PinVerdict | null; rejections: VerdictEntry[] }
-`;
-
-const FUNCTIONS = `const ABSENT: unique symbol = Symbol('absent');
-type Fact = unknown;
-
-function own(object: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(object, key);
+/** A property signature: `name?: type`. */
+function prop(name: string, type: string, optional = false): OptionalKind<PropertySignatureStructure> {
+  return { name, type, hasQuestionToken: optional };
 }
 
-/** The value at a dotted path through nested objects; ABSENT when it does not resolve or is null. */
-export function resolve(root: unknown, path: string): Fact {
-  let current: unknown = root;
-  for (const segment of path.split('.')) {
-    if (current === null || current === undefined || typeof current !== 'object' || Array.isArray(current)) return ABSENT;
-    if (!own(current, segment)) return ABSENT;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current === null || current === undefined ? ABSENT : current;
+function iface(name: string, properties: OptionalKind<PropertySignatureStructure>[], docs?: string): InterfaceDeclarationStructure {
+  return { kind: StructureKind.Interface, name, isExported: true, properties, ...(docs ? { docs: [docs] } : {}) };
 }
 
-function fact(leaf: Leaf, profile: EngineProfile): Fact {
-  if (leaf.env !== undefined) return own(profile.env, leaf.env) && typeof profile.env[leaf.env] === 'string' ? profile.env[leaf.env] : ABSENT;
-  if (leaf.config !== undefined) return resolve(profile.config, leaf.config);
-  return typeof profile.version === 'string' ? profile.version : ABSENT;
+function alias(name: string, type: string | WriterFunction, docs?: string): TypeAliasDeclarationStructure {
+  return { kind: StructureKind.TypeAlias, name, isExported: true, type, ...(docs ? { docs: [docs] } : {}) };
 }
 
-function kind(value: unknown): 'bool' | 'number' | 'string' | undefined {
-  if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'number') return 'number';
-  if (typeof value === 'string') return 'string';
-  return undefined;
+/** The operators the evaluator implements (and the type of `Leaf.op`): one list, the switch in `holds` covers each. */
+const OPERATORS = ['equals', 'not-equals', 'in', 'not-in', 'present', 'absent', 'truthy', 'count-greater-than', 'version-less-than', 'version-at-least'] as const;
+
+/** A union type of string literals. */
+const literals = (values: readonly string[]) => values.map((v) => `'${v}'`).join(' | ');
+
+/** The module's types: the data it embeds, the profile it reads and the verdict it returns. */
+function typeDeclarations(): StatementStructures[] {
+  return [
+    alias('FactValue', 'string | number | boolean'),
+    alias('PredicateOperator', literals(OPERATORS)),
+    iface('Leaf', [prop('env', 'string', true), prop('config', 'string', true), prop('version', "'engine'", true), prop('op', 'PredicateOperator'), prop('value', 'FactValue', true), prop('values', 'FactValue[]', true)], 'A predicate over one fact.'),
+    alias('Predicate', 'Leaf | { all: Predicate[] } | { any: Predicate[] } | { not: Predicate }'),
+    iface('GateStep', [prop('contract', 'string'), prop('upstream', '{ upstream?: string; requires: string }[]'), prop('gates', 'string[]')], 'One step of a reopening gate: a contract, its upstream conditions, the gates that must pass.'),
+    iface('PinData', [prop('contract', 'string'), prop('engine', 'string'), prop('distribution', 'string'), prop('version', 'string')]),
+    iface('RejectionData', [prop('id', 'string'), prop('engine', 'string'), prop('title', 'string'), prop('when', 'Predicate'), prop('message', 'string'), prop('instead', 'string'), prop('justifiedBy', 'string[]'), prop('gate', 'GateStep[]')]),
+    iface('EngineProfile', [prop('engine', 'string'), prop('version', 'string'), prop('env', '{ [name: string]: string }'), prop('config', '{ [root: string]: unknown }')], 'A handshake profile, keyed by the engine\'s attribute paths.'),
+    iface('VerdictEntry', [prop('id', 'string'), prop('justifiedBy', 'string[]'), prop('message', 'string'), prop('instead', 'string'), prop('gate', 'GateStep[]')]),
+    iface('PinVerdict', [prop('contract', 'string'), prop('pinned', 'string'), prop('found', 'string'), prop('matches', 'boolean')]),
+    iface('Verdict', [prop('engine', 'string'), prop('accepted', 'boolean'), prop('pin', 'PinVerdict | null'), prop('rejections', 'VerdictEntry[]')]),
+    alias('Fact', 'unknown', 'A fact as read from a profile, or ABSENT.'),
+  ];
 }
 
-function same(a: unknown, b: unknown): boolean {
-  const k = kind(a);
-  return k !== undefined && k === kind(b) && a === b;
+type Body = (writer: CodeBlockWriter) => void;
+
+function fn(name: string, parameters: [string, string][], returnType: string, body: Body, options: { exported?: boolean; docs?: string } = {}): FunctionDeclarationStructure {
+  return {
+    kind: StructureKind.Function,
+    name,
+    isExported: options.exported ?? false,
+    parameters: parameters.map(([n, type]) => ({ name: n, type })),
+    returnType,
+    statements: [body],
+    ...(options.docs ? { docs: [options.docs] } : {}),
+  };
 }
 
-function sized(value: unknown): number | undefined {
-  if (Array.isArray(value)) return value.length;
-  if (value !== null && typeof value === 'object') return Object.keys(value).length;
-  return undefined;
-}
+/** `if (condition) return value;` */
+const guard = (w: CodeBlockWriter, condition: string, value: string) => w.writeLine(`if (${condition}) return ${value};`);
+/** A `for (head) { … }` block. */
+const loop = (w: CodeBlockWriter, head: string, inner: Body) => w.write(`for (${head}) `).block(() => inner(w));
 
-function truthy(value: Fact): boolean {
-  if (value === ABSENT) return false;
-  const size = sized(value);
-  if (size !== undefined) return size > 0;
-  return Boolean(value);
+/** The evaluator: the same semantics as the generated Python module (see the header). */
+function functionDeclarations(): StatementStructures[] {
+  const absent = 'ABSENT';
+  const cases: [typeof OPERATORS[number], Body][] = [
+    ['equals', (w) => w.writeLine(`return value !== ${absent} && same(value, predicate.value);`)],
+    ['not-equals', (w) => w.writeLine(`return !(value !== ${absent} && same(value, predicate.value));`)],
+    ['in', (w) => w.writeLine(`return value !== ${absent} && values.some((v) => same(value, v));`)],
+    ['not-in', (w) => w.writeLine(`return !(value !== ${absent} && values.some((v) => same(value, v)));`)],
+    ['present', (w) => w.writeLine(`return value !== ${absent};`)],
+    ['absent', (w) => w.writeLine(`return value === ${absent};`)],
+    ['truthy', (w) => w.writeLine('return truthy(value);')],
+    ['count-greater-than', (w) => {
+      w.writeLine(`const size = value === ${absent} ? undefined : sized(value);`);
+      w.writeLine("return size !== undefined && typeof predicate.value === 'number' && size > predicate.value;");
+    }],
+    ['version-less-than', (w) => w.writeLine('return compareVersions(value, predicate.value) === -1;')],
+    ['version-at-least', (w) => {
+      w.writeLine('const c = compareVersions(value, predicate.value);');
+      w.writeLine('return c === 0 || c === 1;');
+    }],
+  ];
+  return [
+    fn('own', [['object', 'object'], ['key', 'string']], 'boolean', (w) => w.writeLine('return Object.prototype.hasOwnProperty.call(object, key);')),
+    fn('resolve', [['root', 'unknown'], ['path', 'string']], 'Fact', (w) => {
+      w.writeLine('let current: unknown = root;');
+      loop(w, "const segment of path.split('.')", () => {
+        guard(w, "current === null || current === undefined || typeof current !== 'object' || Array.isArray(current)", absent);
+        guard(w, '!own(current, segment)', absent);
+        w.writeLine('current = (current as Record<string, unknown>)[segment];');
+      });
+      w.writeLine(`return current === null || current === undefined ? ${absent} : current;`);
+    }, { exported: true, docs: 'The value at a dotted path through nested objects; ABSENT when it does not resolve or is null.' }),
+    fn('fact', [['leaf', 'Leaf'], ['profile', 'EngineProfile']], 'Fact', (w) => {
+      guard(w, 'leaf.env !== undefined', `own(profile.env, leaf.env) && typeof profile.env[leaf.env] === 'string' ? profile.env[leaf.env] : ${absent}`);
+      guard(w, 'leaf.config !== undefined', 'resolve(profile.config, leaf.config)');
+      w.writeLine(`return typeof profile.version === 'string' ? profile.version : ${absent};`);
+    }),
+    fn('kind', [['value', 'unknown']], "'bool' | 'number' | 'string' | undefined", (w) => {
+      for (const [js, name] of [['boolean', 'bool'], ['number', 'number'], ['string', 'string']]) guard(w, `typeof value === '${js}'`, `'${name}'`);
+      w.writeLine('return undefined;');
+    }),
+    fn('same', [['a', 'unknown'], ['b', 'unknown']], 'boolean', (w) => {
+      w.writeLine('const k = kind(a);');
+      w.writeLine('return k !== undefined && k === kind(b) && a === b;');
+    }),
+    fn('sized', [['value', 'unknown']], 'number | undefined', (w) => {
+      guard(w, 'Array.isArray(value)', 'value.length');
+      guard(w, "value !== null && typeof value === 'object'", 'Object.keys(value).length');
+      w.writeLine('return undefined;');
+    }),
+    fn('truthy', [['value', 'Fact']], 'boolean', (w) => {
+      guard(w, `value === ${absent}`, 'false');
+      w.writeLine('const size = sized(value);');
+      guard(w, 'size !== undefined', 'size > 0');
+      w.writeLine('return Boolean(value);');
+    }),
+    fn('version', [['value', 'unknown']], 'number[] | undefined', (w) => {
+      guard(w, "typeof value !== 'string'", 'undefined');
+      w.writeLine('const match = /^[0-9]+(?:\\.[0-9]+)*/.exec(value);');
+      w.writeLine("return match ? match[0].split('.').map(Number) : undefined;");
+    }),
+    fn('compareVersions', [['a', 'unknown'], ['b', 'unknown']], 'number | undefined', (w) => {
+      w.writeLine('const x = version(a);');
+      w.writeLine('const y = version(b);');
+      guard(w, '!x || !y', 'undefined');
+      loop(w, 'let i = 0; i < Math.max(x.length, y.length); i++', () => {
+        w.writeLine('const d = (x[i] ?? 0) - (y[i] ?? 0);');
+        guard(w, 'd !== 0', 'd < 0 ? -1 : 1');
+      });
+      w.writeLine('return 0;');
+    }),
+    fn('holds', [['predicate', 'Predicate'], ['profile', 'EngineProfile']], 'boolean', (w) => {
+      guard(w, "'all' in predicate", 'predicate.all.every((p) => holds(p, profile))');
+      guard(w, "'any' in predicate", 'predicate.any.some((p) => holds(p, profile))');
+      guard(w, "'not' in predicate", '!holds(predicate.not, profile)');
+      w.writeLine('const value = fact(predicate, profile);');
+      w.writeLine('const values = predicate.values ?? [];');
+      w.write('switch (predicate.op) ').block(() => {
+        for (const [op, body] of cases) w.write(`case '${op}': `).block(() => body(w));
+      });
+    }, { exported: true, docs: 'Whether a rejection predicate holds over a profile (semantics in the header).' }),
+    fn('evaluate', [['profile', 'EngineProfile']], 'Verdict', (w) => {
+      w.writeLine('const candidate = PINS.find((p) => p.engine === profile.engine);');
+      w.writeLine('const pin = candidate ? { contract: candidate.contract, pinned: candidate.version, found: profile.version, matches: profile.version === candidate.version } : null;');
+      w.writeLine('const rejections = REJECTIONS.filter((r) => r.engine === profile.engine && holds(r.when, profile))');
+      w.indent().write('.map((r) => ({ id: r.id, justifiedBy: [...r.justifiedBy], message: r.message, instead: r.instead, gate: r.gate }));').newLine();
+      w.writeLine('return { engine: profile.engine, accepted: pin !== null && pin.matches && rejections.length === 0, pin, rejections };');
+    }, { exported: true, docs: 'The verdict for a profile: the pin check and every rejection that holds, in id order.' }),
+    fn('profileProblem', [['profile', 'unknown']], 'string | undefined', (w) => {
+      guard(w, "profile === null || typeof profile !== 'object' || Array.isArray(profile)", "'the profile must be a JSON object'");
+      w.writeLine('const p = profile as Record<string, unknown>;');
+      guard(w, "typeof p.engine !== 'string'", `'the profile needs "engine": a string'`);
+      guard(w, "typeof p.version !== 'string'", `'the profile needs "version": a string'`);
+      w.writeLine('const env = p.env === undefined ? {} : p.env;');
+      guard(w, "env === null || typeof env !== 'object' || Array.isArray(env) || !Object.values(env).every((v) => typeof v === 'string')", `'"env" must be an object of strings'`);
+      w.writeLine('const config = p.config === undefined ? {} : p.config;');
+      guard(w, "config === null || typeof config !== 'object' || Array.isArray(config)", `'"config" must be an object'`);
+      w.writeLine('return undefined;');
+    }, { exported: true, docs: 'Why a handshake profile is malformed (same rules as the Python preflight), or undefined.' }),
+    fn('describeStep', [['step', 'GateStep']], 'string', (w) => {
+      w.writeLine("const upstream = step.upstream.length ? step.upstream.map((u) => u.requires + (u.upstream ? ` (${u.upstream})` : '')).join('; ') : 'no upstream change';");
+      w.writeLine("return `${step.contract}: ${upstream}${step.gates.length ? `, then gates ${step.gates.join(', ')} pass` : ''}`;");
+    }),
+    fn('describe', [['entry', 'VerdictEntry']], 'string', (w) => {
+      w.writeLine("const gate = entry.gate.length === 0 ? 'No reopening gate is recorded: this stays unsupported.' : `Reopening gate: ${entry.gate.map(describeStep).join(' | ')}.`;");
+      w.writeLine("return `OrbitKV rejection ${entry.id}: ${entry.message}. Instead: ${entry.instead}. Justified by: ${entry.justifiedBy.join(', ')}. ${gate}`;");
+    }, { exported: true, docs: 'One rejection as text: contract, what is unsupported, what instead, its reopening gate.' }),
+  ];
 }
-
-function version(value: unknown): number[] | undefined {
-  if (typeof value !== 'string') return undefined;
-  const match = /^[0-9]+(?:\\.[0-9]+)*/.exec(value);
-  return match ? match[0].split('.').map(Number) : undefined;
-}
-
-function compareVersions(a: unknown, b: unknown): number | undefined {
-  const x = version(a);
-  const y = version(b);
-  if (!x || !y) return undefined;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return 0;
-}
-
-/** Whether a rejection predicate holds over a profile (semantics in the header). */
-export function holds(predicate: Predicate, profile: EngineProfile): boolean {
-  if ('all' in predicate) return predicate.all.every((p) => holds(p, profile));
-  if ('any' in predicate) return predicate.any.some((p) => holds(p, profile));
-  if ('not' in predicate) return !holds(predicate.not, profile);
-  const value = fact(predicate, profile);
-  const values = predicate.values ?? [];
-  switch (predicate.op) {
-    case 'equals': return value !== ABSENT && same(value, predicate.value);
-    case 'not-equals': return !(value !== ABSENT && same(value, predicate.value));
-    case 'in': return value !== ABSENT && values.some((v) => same(value, v));
-    case 'not-in': return !(value !== ABSENT && values.some((v) => same(value, v)));
-    case 'present': return value !== ABSENT;
-    case 'absent': return value === ABSENT;
-    case 'truthy': return truthy(value);
-    case 'count-greater-than': {
-      const size = value === ABSENT ? undefined : sized(value);
-      return size !== undefined && typeof predicate.value === 'number' && size > predicate.value;
-    }
-    case 'version-less-than': return compareVersions(value, predicate.value) === -1;
-    case 'version-at-least': { const c = compareVersions(value, predicate.value); return c === 0 || c === 1; }
-  }
-}
-
-/** The verdict for a profile: the pin check and every rejection that holds, in id order. */
-export function evaluate(profile: EngineProfile): Verdict {
-  const candidate = PINS.find((p) => p.engine === profile.engine);
-  const pin = candidate ? { contract: candidate.contract, pinned: candidate.version, found: profile.version, matches: profile.version === candidate.version } : null;
-  const rejections = REJECTIONS.filter((r) => r.engine === profile.engine && holds(r.when, profile)).map((r) => ({
-    id: r.id,
-    justifiedBy: [...r.justifiedBy],
-    message: r.message,
-    instead: r.instead,
-    gate: r.gate,
-  }));
-  return { engine: profile.engine, accepted: pin !== null && pin.matches && rejections.length === 0, pin, rejections };
-}
-
-/** Why a handshake profile is malformed (same rules as the Python preflight), or undefined. */
-export function profileProblem(profile: unknown): string | undefined {
-  if (profile === null || typeof profile !== 'object' || Array.isArray(profile)) return 'the profile must be a JSON object';
-  const p = profile as Record<string, unknown>;
-  if (typeof p.engine !== 'string') return 'the profile needs "engine": a string';
-  if (typeof p.version !== 'string') return 'the profile needs "version": a string';
-  const env = p.env === undefined ? {} : p.env;
-  if (env === null || typeof env !== 'object' || Array.isArray(env) || !Object.values(env).every((v) => typeof v === 'string')) return '"env" must be an object of strings';
-  const config = p.config === undefined ? {} : p.config;
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) return '"config" must be an object';
-  return undefined;
-}
-
-/** One rejection as text: contract, what is unsupported, what instead, its reopening gate. */
-export function describe(entry: VerdictEntry): string {
-  const gate = entry.gate.length === 0
-    ? 'No reopening gate is recorded: this stays unsupported.'
-    : \`Reopening gate: \${entry.gate.map((s) => \`\${s.contract}: \${s.upstream.length ? s.upstream.map((u) => u.requires + (u.upstream ? \` (\${u.upstream})\` : '')).join('; ') : 'no upstream change'}\${s.gates.length ? \`, then gates \${s.gates.join(', ')} pass\` : ''}\`).join(' | ')}.\`;
-  return \`OrbitKV rejection \${entry.id}: \${entry.message}. Instead: \${entry.instead}. Justified by: \${entry.justifiedBy.join(', ')}. \${gate}\`;
-}
-`;
 
 /**
- * Emits `rejections.ts` with ts-morph: the data as JSON initializers (JSON is valid
- * TypeScript, so contract text stays data) and the fixed evaluator.
+ * Emits `rejections.ts` with ts-morph's structure API: type aliases and interfaces, the data as
+ * exported constants with JSON initializers (JSON is valid TypeScript, so contract text stays
+ * data), and the evaluator's functions, whose bodies are written statement by statement.
  */
 export function emitTypescriptRejections(table: RejectionTable): string {
   const project = new Project({ useInMemoryFileSystem: true, skipFileDependencyResolution: true });
-  const file: SourceFile = project.createSourceFile('rejections.ts', '', { overwrite: true });
-  // ts-morph lays out the module; the (possibly large) JSON initializers are spliced into the
-  // printed text afterwards, so their size never goes through ts-morph's AST manipulation.
+  const file = project.createSourceFile('rejections.ts', '', { overwrite: true });
+  // The (possibly large) JSON initializers are spliced into the printed text afterwards, so their
+  // size never goes through ts-morph's AST manipulation.
   const data = { PINS: asciiJsonLines(table.pins).join('\n'), REJECTIONS: asciiJsonLines(table.rejections).join('\n') };
-  file.addStatements(TYPES);
-  for (const [name, type] of [['PINS', 'readonly PinData[]'], ['REJECTIONS', 'readonly RejectionData[]']] as const) {
-    file.addVariableStatement({
-      kind: StructureKind.VariableStatement,
-      isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      declarations: [{ name, type, initializer: placeholder(name) }],
-    });
-  }
-  file.addStatements(FUNCTIONS);
+  const constant = (name: string, type: string, initializer: string, exported: boolean): StatementStructures => ({
+    kind: StructureKind.VariableStatement,
+    isExported: exported,
+    declarationKind: VariableDeclarationKind.Const,
+    declarations: [{ name, type, initializer }],
+  });
+  file.addStatements([
+    ...typeDeclarations(),
+    constant('PINS', 'readonly PinData[]', placeholder('PINS'), true),
+    constant('REJECTIONS', 'readonly RejectionData[]', placeholder('REJECTIONS'), true),
+    constant('ABSENT', 'unique symbol', "Symbol('absent')", false),
+    ...functionDeclarations(),
+  ]);
   let text = file.getFullText().replace(/\r\n/g, '\n').trimEnd();
   for (const [name, json] of Object.entries(data)) {
     const parts = text.split(placeholder(name));

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONTRACT_KINDS, KIND_TYPE_NAMES, type ContractKind } from '../../engine/model/index.js';
+import { UsageDiagnostic, diagnose } from '../../engine/diagnostics/index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -29,7 +30,14 @@ const HEADER = 'Generated from engine/model by `npm run schema`; do not edit.';
 /** Generates every schema file (one per kind, plus `contract.json`, the union). */
 export function generateSchemas(): SchemaFile[] {
   // typescript-json-schema is CommonJS and pulls in the TypeScript compiler: load it only here.
-  const TJS = require('typescript-json-schema') as typeof import('typescript-json-schema');
+  // It is a development dependency: the schema is generated from the model's sources in a checkout.
+  let TJS: typeof import('typescript-json-schema');
+  try {
+    TJS = require('typescript-json-schema') as typeof import('typescript-json-schema');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new UsageDiagnostic(diagnose('schemaToolMissing', {}, 'typescript-json-schema'));
+  }
   const root = projectRoot();
   const program = TJS.getProgramFromFiles([join(root, 'engine/model/index.ts')], {
     strict: true,
