@@ -46,8 +46,14 @@ export interface EngineContract extends ContractBase {
   role: EngineRole;
   /** The exact version pinned (or, for a reference, the version checked). */
   version: Version;
-  /** The commit that version was released from. */
+  /** The commit that version was released from (40 hex digits). When it is not known, leave it out and say why in `commitUnknown`. */
   commit?: CommitSha;
+  /**
+   * Why the pinned version's commit is not recorded (for example, the release was installed from
+   * a wheel whose commit was not published). The explicit form of an unknown commit: a
+   * `pin.changed` then carries no commit either, and profiles are matched on the version alone.
+   */
+  commitUnknown?: string;
   /** The pinned version's release date. */
   released?: IsoDate;
   /** The release line the pin is on; upstream changes must be released on it to count. */

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { loadContractFile } from './load-file.js';
+import type { RefusedContract } from './registry.js';
 
 /** What a load worker sends back per file, in the order it was given the files. */
 export interface LoadedFile {
@@ -9,6 +10,8 @@ export interface LoadedFile {
   /** Where the file's UTF-8 text is in its batch's `bytes`: offset and length. */
   text?: [number, number];
   contract?: unknown;
+  /** A contract that failed the schema: what it says it is (see `Registry.refused`). */
+  refused?: RefusedContract;
   diagnostics: Diagnostic[];
 }
 
@@ -50,13 +53,14 @@ if (parentPort) {
   };
   for (const path of paths) {
     const diagnostics: Diagnostic[] = [];
-    const entry = loadContractFile(root, path, diagnostics);
+    const refused: RefusedContract[] = [];
+    const entry = loadContractFile(root, path, diagnostics, refused);
     if (entry) {
       const encoded = Buffer.from(entry.source.text, 'utf8');
       batch.push({ path, file: entry.source.file, text: [size, encoded.length], contract: entry.contract, diagnostics });
       texts.push(encoded);
       size += encoded.length;
-    } else batch.push({ path, diagnostics });
+    } else batch.push({ path, diagnostics, ...(refused[0] ? { refused: refused[0] } : {}) });
     if (batch.length === BATCH) flush();
   }
   if (batch.length > 0) flush();

@@ -9,7 +9,7 @@ import { type Diagnostic, UsageDiagnostic, diagnose, sortDiagnostics } from '../
 import { loadContractFile } from './load-file.js';
 import type { LoadWorkerInput, LoadedBatch } from './load-worker.js';
 import { listContractFiles } from './read.js';
-import { Registry, type ContractEntry } from './registry.js';
+import { Registry, type ContractEntry, type RefusedContract } from './registry.js';
 import { shippedSchemaDir } from './schema.js';
 import { ContractSource } from './source.js';
 
@@ -31,11 +31,12 @@ export function loadRegistry(root: string): LoadResult {
     return { registry: new Registry(dir, []), diagnostics };
   }
   const entries: ContractEntry[] = [];
+  const refused: RefusedContract[] = [];
   for (const path of listContractFiles(dir, diagnostics)) {
-    const entry = loadContractFile(dir, path, diagnostics);
+    const entry = loadContractFile(dir, path, diagnostics, refused);
     if (entry) entries.push(entry);
   }
-  return { registry: new Registry(dir, entries), diagnostics: sortDiagnostics(diagnostics) };
+  return { registry: new Registry(dir, entries, refused), diagnostics: sortDiagnostics(diagnostics) };
 }
 
 export interface ParallelOptions {
@@ -66,21 +67,24 @@ export async function loadRegistryParallel(root: string, options: ParallelOption
   const workers = Math.max(1, options.workers ?? (fromSources || cores < 4 ? 1 : Math.min(cores, 16, Math.ceil(paths.length / 100))));
   if (paths.length < threshold || workers < 2) {
     const entries: ContractEntry[] = [];
+    const refused: RefusedContract[] = [];
     for (const path of paths) {
-      const entry = loadContractFile(dir, path, diagnostics);
+      const entry = loadContractFile(dir, path, diagnostics, refused);
       if (entry) entries.push(entry);
     }
-    return { registry: new Registry(dir, entries), diagnostics: sortDiagnostics(diagnostics) };
+    return { registry: new Registry(dir, entries, refused), diagnostics: sortDiagnostics(diagnostics) };
   }
   const size = Math.ceil(paths.length / workers);
   const slices = Array.from({ length: workers }, (_, i) => paths.slice(i * size, (i + 1) * size)).filter((s) => s.length > 0);
   const results = await Promise.all(slices.map((slice) => runLoadWorker({ root: dir, paths: slice })));
   const entries: ContractEntry[] = [];
+  const refused: RefusedContract[] = [];
   const utf8 = new TextDecoder();
   for (const batches of results) {
     for (const { files, bytes } of batches) {
       for (const loaded of files) {
         diagnostics.push(...loaded.diagnostics);
+        if (loaded.refused) refused.push(loaded.refused);
         const at = loaded.text;
         if (loaded.contract !== undefined && loaded.file !== undefined && at !== undefined) {
           const text = () => utf8.decode(new Uint8Array(bytes, at[0], at[1]));
@@ -89,7 +93,7 @@ export async function loadRegistryParallel(root: string, options: ParallelOption
       }
     }
   }
-  return { registry: new Registry(dir, entries), diagnostics: sortDiagnostics(diagnostics) };
+  return { registry: new Registry(dir, entries, refused), diagnostics: sortDiagnostics(diagnostics) };
 }
 
 /** The worker module next to this one, with this module's extension (`.ts` under tsx, `.js` built). */

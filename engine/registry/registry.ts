@@ -12,6 +12,14 @@ export interface ContractEntry<C extends Contract = Contract> {
  * The typed registry every phase reads: contracts by id and kind, with their sources so any
  * later phase can point a diagnostic at `file:line:col`.
  */
+/** A file that named a contract but failed the schema: its id (and engine name) is known, its contract left out. */
+export interface RefusedContract {
+  kind: string;
+  id: string;
+  /** An engine contract's `name`, when it had one. */
+  name?: string;
+}
+
 export class Registry {
   private readonly byId = new Map<string, ContractEntry>();
   private readonly byKind = new Map<ContractKind, ContractEntry[]>();
@@ -22,6 +30,12 @@ export class Registry {
     readonly root: string,
     /** Every structurally valid contract, in file order. */
     readonly entries: readonly ContractEntry[],
+    /**
+     * Contracts that were written but failed the schema. Their own errors are reported; rules
+     * that would otherwise call them missing (an unpinned engine, an unresolved reference) stay
+     * silent, so one bad contract gives its errors and no cascade.
+     */
+    readonly refused: readonly RefusedContract[] = [],
   ) {
     for (const entry of entries) {
       const { contract } = entry;
@@ -56,6 +70,16 @@ export class Registry {
 
   entriesOfKind<K extends ContractKind>(kind: K): ContractEntry<ContractOf<K>>[] {
     return [...(this.byKind.get(kind) ?? [])] as ContractEntry<ContractOf<K>>[];
+  }
+
+  /** Whether a contract with this id was written but failed the schema (see `refused`). */
+  isRefused(id: string): boolean {
+    return this.refused.some((r) => r.id === id);
+  }
+
+  /** Whether an engine contract naming `name` was written but failed the schema. */
+  isRefusedEngine(name: string): boolean {
+    return this.refused.some((r) => r.kind === 'engine' && r.name === name);
   }
 
   /** The engine contract pinning `name`. */

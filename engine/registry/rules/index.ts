@@ -1,6 +1,7 @@
 /** Every semantic rule, one per file named by its id (see `rule.ts`). */
 import { rule as duplicateEngine } from './duplicate-engine.js';
 import { rule as duplicateId } from './duplicate-id.js';
+import { rule as engineCommit } from './engine-commit.js';
 import { rule as enginePinned } from './engine-pinned.js';
 import { rule as fileName } from './file-name.js';
 import { rule as gapKeepsHook } from './gap-keeps-hook.js';
@@ -37,6 +38,7 @@ export type { RegistryRule, RuleContext, RuleSite } from './rule.js';
 export const RULES: readonly RegistryRule[] = [
   duplicateEngine,
   duplicateId,
+  engineCommit,
   enginePinned,
   fileName,
   gapKeepsHook,

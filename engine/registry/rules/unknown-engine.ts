@@ -9,7 +9,8 @@ export const rule: RegistryRule = {
     const known = registry.ofKind('engine').map((e) => e.name).join(', ');
     for (const entry of registry.entries) {
       const ref = engineReferenceOf(entry.contract);
-      if (ref && !registry.engine(ref.name)) report('unknownEngine', { entry, path: ref.path }, ref.name, known);
+      // An engine contract that failed the schema has its own errors: no cascade onto its users.
+      if (ref && !registry.engine(ref.name) && !registry.isRefusedEngine(ref.name)) report('unknownEngine', { entry, path: ref.path }, ref.name, known);
     }
   },
 };

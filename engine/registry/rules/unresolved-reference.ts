@@ -10,7 +10,7 @@ export const rule: RegistryRule = {
     let ids: string[] | undefined;
     for (const entry of registry.entries) {
       for (const ref of referencesOf(entry.contract)) {
-        if (registry.has(ref.id)) continue;
+        if (registry.has(ref.id) || registry.isRefused(ref.id)) continue;
         // Suggestions only among contracts the field accepts, computed lazily: misses are rare.
         ids ??= registry.entries.map((e) => e.contract.id);
         const candidates = ids.filter((id) => ref.kinds.includes(registry.get(id)!.kind));
