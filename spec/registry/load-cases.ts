@@ -12,7 +12,7 @@ const MODELINE = '# yaml-language-server: $schema=../schema/upstream.json\n';
 /** A valid upstream contract; cases break one thing in it. */
 export const UPSTREAM = `${MODELINE}kind: upstream
 id: upstream.alpha.101
-title: Alpha #101
+title: 'Alpha #101'
 source:
   document: Spec
   section: Load

@@ -16,6 +16,7 @@ import { rule as optInSwitches } from './opt-in-switches.js';
 import { rule as pinAgreement } from './pin-agreement.js';
 import { rule as placeholder } from './placeholder.js';
 import { rule as predicateOperands } from './predicate-operands.js';
+import { rule as proseComment } from './prose-comment.js';
 import { rule as recheckAge } from './recheck-age.js';
 import { rule as referenceKind } from './reference-kind.js';
 import { rule as rejectionFacts } from './rejection-facts.js';
@@ -53,6 +54,7 @@ export const RULES: readonly RegistryRule[] = [
   pinAgreement,
   placeholder,
   predicateOperands,
+  proseComment,
   recheckAge,
   referenceKind,
   rejectionFacts,
