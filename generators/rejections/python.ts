@@ -18,11 +18,13 @@ semantics, identical to the TypeScript module the Manager runs at handshake:
 - present / absent: the fact resolves to a non-None value.
 - truthy: present and not False, 0, "", an empty list or an empty mapping.
 - count-greater-than: the fact is a list or mapping with more than value entries.
-- version-less-than / version-at-least: dotted numeric comparison of strings (missing components
-  count as 0); a side without a leading number does not hold.
+- version-less-than / version-at-least: PEP 440 order (epoch, release with trailing zeros
+  ignored, pre-release a < b < rc, post, dev, then the local part; a "v" prefix and the
+  alternative spellings are accepted); a side that is not a PEP 440 version does not hold.
 - all holds when every part holds (empty: holds); any when one part holds (empty: does not); not.
 """
 
+import re
 from collections.abc import Mapping
 
 from . import _data
@@ -104,32 +106,47 @@ def _truthy(value):
     return bool(value)
 
 
+_VERSION = re.compile(
+    r"^\s*v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)"
+    r"(?:[-_.]?(alpha|a|beta|b|preview|pre|c|rc)[-_.]?([0-9]+)?)?"
+    r"(?:-([0-9]+)|[-_.]?(post|rev|r)[-_.]?([0-9]+)?)?"
+    r"(?:[-_.]?(dev)[-_.]?([0-9]+)?)?"
+    r"(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$",
+    re.IGNORECASE | re.ASCII,
+)
+_PRE = {"alpha": 0, "a": 0, "beta": 1, "b": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
+
+
 def _version(value):
+    """The PEP 440 sort key of a version string, or None when it is not one."""
     if not isinstance(value, str):
         return None
-    parts = []
-    for piece in value.split("."):
-        digits = ""
-        for ch in piece:
-            if "0" <= ch <= "9":
-                digits += ch
-            else:
-                break
-        if digits == "":
-            break
-        parts.append(int(digits))
-        if len(digits) != len(piece):
-            break
-    return parts or None
+    m = _VERSION.match(value)
+    if m is None:
+        return None
+    epoch, release, pre_l, pre_n, post_dash, post_l, post_n, dev_l, dev_n, local = m.groups()
+    numbers = [int(p) for p in release.split(".")]
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()
+    if pre_l:
+        pre = (_PRE[pre_l.lower()], int(pre_n or 0))
+    elif dev_l and post_dash is None and not post_l:
+        pre = (-1, 0)
+    else:
+        pre = (3, 0)
+    post = int(post_dash) if post_dash is not None else int(post_n or 0) if post_l else -1
+    dev = int(dev_n or 0) if dev_l else float("inf")
+    if local:
+        local = tuple((1, int(s), "") if s.isdigit() else (0, 0, s) for s in re.split(r"[-_.]", local.lower()))
+    else:
+        local = ()
+    return (int(epoch or 0), tuple(numbers), pre, post, dev, 1 if local else 0, local)
 
 
 def _compare_versions(a, b):
     x, y = _version(a), _version(b)
     if x is None or y is None:
         return None
-    width = max(len(x), len(y))
-    x = x + [0] * (width - len(x))
-    y = y + [0] * (width - len(y))
     return (x > y) - (x < y)
 
 

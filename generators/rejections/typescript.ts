@@ -20,8 +20,9 @@ const HEADER = `/**
  * - \`present\` / \`absent\`: the fact resolves to a non-null value;
  * - \`truthy\`: present and not false, 0, "", an empty array or an empty object;
  * - \`count-greater-than\`: an array or object with more than \`value\` entries;
- * - \`version-less-than\` / \`version-at-least\`: dotted numeric comparison of strings (missing
- *   components count as 0); a side without a leading number does not hold;
+ * - \`version-less-than\` / \`version-at-least\`: PEP 440 order (epoch, release with trailing
+ *   zeros ignored, pre-release a < b < rc, post, dev, then the local part; a \`v\` prefix and the
+ *   alternative spellings are accepted); a side that is not a PEP 440 version does not hold;
  * - \`all\` (empty: holds), \`any\` (empty: does not hold), \`not\`.
  */
 `;
@@ -60,6 +61,7 @@ function typeDeclarations(): StatementStructures[] {
     iface('PinVerdict', [prop('contract', 'string'), prop('pinned', 'string'), prop('found', 'string'), prop('matches', 'boolean')]),
     iface('Verdict', [prop('engine', 'string'), prop('accepted', 'boolean'), prop('pin', 'PinVerdict | null'), prop('rejections', 'VerdictEntry[]')]),
     alias('Fact', 'unknown', 'A fact as read from a profile, or ABSENT.'),
+    iface('VersionKey', [prop('head', 'number[]'), prop('release', 'number[]'), prop('rest', 'number[]'), prop('local', '(number | string)[]')], 'A PEP 440 version as sort keys: epoch; release; pre-release rank and number, post, dev; local segments.'),
   ];
 }
 
@@ -138,20 +140,37 @@ function functionDeclarations(): StatementStructures[] {
       guard(w, 'size !== undefined', 'size > 0');
       w.writeLine('return Boolean(value);');
     }),
-    fn('version', [['value', 'unknown']], 'number[] | undefined', (w) => {
+    fn('version', [['value', 'unknown']], 'VersionKey | undefined', (w) => {
       guard(w, "typeof value !== 'string'", 'undefined');
-      w.writeLine('const match = /^[0-9]+(?:\\.[0-9]+)*/.exec(value);');
-      w.writeLine("return match ? match[0].split('.').map(Number) : undefined;");
+      w.writeLine('const m = VERSION.exec(value);');
+      guard(w, '!m', 'undefined');
+      w.writeLine('const [, epoch, release, preL, preN, postDash, postL, postN, devL, devN, local] = m;');
+      w.writeLine("const numbers = release!.split('.').map(Number);");
+      w.writeLine('while (numbers.length > 1 && numbers[numbers.length - 1] === 0) numbers.pop();');
+      w.writeLine('const pre = preL ? [PRE_RANK[preL.toLowerCase()]!, Number(preN ?? 0)] : devL && postDash === undefined && !postL ? [-1, 0] : [3, 0];');
+      w.writeLine('const post = postDash !== undefined ? Number(postDash) : postL ? Number(postN ?? 0) : -1;');
+      w.writeLine('const dev = devL ? Number(devN ?? 0) : Infinity;');
+      w.writeLine("const segments = local ? local.toLowerCase().split(/[-_.]/).map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s)) : [];");
+      w.writeLine('return { head: [Number(epoch ?? 0)], release: numbers, rest: [...pre, post, dev], local: segments };');
+    }, { docs: 'The PEP 440 sort key of a version string, or undefined when it is not one.' }),
+    fn('compareLists', [['a', 'readonly (number | string)[]'], ['b', 'readonly (number | string)[]'], ['pad', 'boolean']], 'number', (w) => {
+      loop(w, 'let i = 0; i < Math.max(a.length, b.length); i++', () => {
+        // Missing release components count as 0; a missing local segment sorts first.
+        w.writeLine('const x = i < a.length ? a[i] : pad ? 0 : undefined;');
+        w.writeLine('const y = i < b.length ? b[i] : pad ? 0 : undefined;');
+        guard(w, 'x === undefined || y === undefined', 'x === undefined ? -1 : 1');
+        w.writeLine('if (x === y) continue;');
+        // A numeric local segment sorts after an alphanumeric one.
+        guard(w, 'typeof x !== typeof y', "typeof x === 'number' ? 1 : -1");
+        w.writeLine('return x < y ? -1 : 1;');
+      });
+      w.writeLine('return 0;');
     }),
     fn('compareVersions', [['a', 'unknown'], ['b', 'unknown']], 'number | undefined', (w) => {
       w.writeLine('const x = version(a);');
       w.writeLine('const y = version(b);');
       guard(w, '!x || !y', 'undefined');
-      loop(w, 'let i = 0; i < Math.max(x.length, y.length); i++', () => {
-        w.writeLine('const d = (x[i] ?? 0) - (y[i] ?? 0);');
-        guard(w, 'd !== 0', 'd < 0 ? -1 : 1');
-      });
-      w.writeLine('return 0;');
+      w.writeLine('return compareLists(x.head, y.head, true) || compareLists(x.release, y.release, true) || compareLists(x.rest, y.rest, false) || (x.local.length ? 1 : 0) - (y.local.length ? 1 : 0) || compareLists(x.local, y.local, false);');
     }),
     fn('holds', [['predicate', 'Predicate'], ['profile', 'EngineProfile']], 'boolean', (w) => {
       guard(w, "'all' in predicate", 'predicate.all.every((p) => holds(p, profile))');
@@ -214,6 +233,8 @@ export function emitTypescriptRejections(table: RejectionTable): string {
     constant('PINS', 'readonly PinData[]', placeholder('PINS'), true),
     constant('REJECTIONS', 'readonly RejectionData[]', placeholder('REJECTIONS'), true),
     constant('ABSENT', 'unique symbol', "Symbol('absent')", false),
+    constant('VERSION', 'RegExp', String.raw`/^\s*v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)(?:[-_.]?(alpha|a|beta|b|preview|pre|c|rc)[-_.]?([0-9]+)?)?(?:-([0-9]+)|[-_.]?(post|rev|r)[-_.]?([0-9]+)?)?(?:[-_.]?(dev)[-_.]?([0-9]+)?)?(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$/i`, false),
+    constant('PRE_RANK', '{ [label: string]: number }', "{ alpha: 0, a: 0, beta: 1, b: 1, c: 2, rc: 2, pre: 2, preview: 2 }", false),
     ...functionDeclarations(),
   ]);
   let text = file.getFullText().replace(/\r\n/g, '\n').trimEnd();

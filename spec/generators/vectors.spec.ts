@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Registry } from '../../engine/registry/index.js';
+import { type Registry, compareVersions } from '../../engine/registry/index.js';
 import { emitTypescriptRejections, rejectionTable } from '../../generators/index.js';
 import { REPO, checksPackage, embeddedRegistry, generatedOnce, packageRoots, python, registryAt, tempDir, unittest } from './support.js';
 
@@ -96,6 +96,23 @@ describe('generators/rejections: shared vectors, Python and TypeScript', functio
     const r = python(['-c', script, JSON.stringify(profiles), ...packageRoots(generatedOnce())]);
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), profiles.map((p) => mod.profileProblem(p) ?? null));
+  });
+
+  it('both languages order versions under PEP 440, as the engine does (spec/vectors/versions)', async () => {
+    const { ascending, equal, invalid } = JSON.parse(readFileSync(join(VECTORS, 'versions', 'order.json'), 'utf8')) as { ascending: string[]; equal: [string, string][]; invalid: string[] };
+    const pairs: [string, string][] = [...ascending.flatMap((a) => ascending.map((b) => [a, b] as [string, string])), ...equal, ...invalid.map((v) => [v, '1.0'] as [string, string])];
+    // What the engine's comparison says, as the two predicates: [version-less-than, version-at-least].
+    const expected = pairs.map(([a, b]) => (invalid.includes(a) ? [false, false] : [compareVersions(a, b) < 0, compareVersions(a, b) >= 0]));
+    const leaf = (op: string, value: string) => ({ version: 'engine', op, value });
+    const file = join(tempDir('ts-versions'), 'rejections.ts');
+    writeFileSync(file, emitTypescriptRejections(rejectionTable(embeddedRegistry())));
+    const mod = (await import(pathToFileURL(file).href)) as { holds(p: unknown, profile: unknown): boolean };
+    const ts = pairs.map(([a, b]) => ['version-less-than', 'version-at-least'].map((op) => mod.holds(leaf(op, b), { engine: 'x', version: a, env: {}, config: {} })));
+    assert.deepEqual(ts, expected);
+    const script = 'import json, sys\nsys.path[:0] = sys.argv[2:]\nfrom orbitkv_vllm import rejections\nprint(json.dumps([[rejections.holds({"version": "engine", "op": op, "value": b}, {"engine": "x", "version": a, "env": {}, "config": {}}) for op in ("version-less-than", "version-at-least")] for a, b in json.loads(sys.argv[1])]))';
+    const r = python(['-c', script, JSON.stringify(pairs), ...packageRoots(generatedOnce())]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), expected);
   });
 
   it('the V2 runner switch is covered in all its states: unset, 0, 1 and the config flag', () => {
