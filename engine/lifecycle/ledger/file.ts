@@ -115,7 +115,7 @@ export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecor
   }
   if (scan.diagnostics.length === 0) {
     if (headRead.diagnostics.length) scan.diagnostics.push(...headRead.diagnostics);
-    else scan.diagnostics.push(...checkHead(files.head, files.ledger, head, true, scan.end, (seq) => (seq === headSeq ? headHash : undefined)));
+    else scan.diagnostics.push(...checkHead(files.head, files.ledger, head, true, scan.end, (seq) => (seq === headSeq && headHash !== undefined ? headHash : seq === scan.end.seq - 1 ? scan.end.prev : undefined)));
     const cut = scan.diagnostics.length ? undefined : historyProblem(trust, files.signers, scan.end.seq);
     if (cut) scan.diagnostics.push(cut);
   }
@@ -190,7 +190,7 @@ export function appendEvidence(files: LedgerFiles, draft: StampableDraft, admiss
       closeSync(fd);
     }
     writeHeadFile(files.head, { seq: record.seq, hash: record.hash });
-    const end: LedgerPosition = { seq: record.seq, hash: record.hash, at: record.at, offset: read.end.offset + bytes.length, line: read.end.line + 1 };
+    const end: LedgerPosition = { seq: record.seq, hash: record.hash, at: record.at, offset: read.end.offset + bytes.length, line: read.end.line + 1, prev: record.prev };
     admission.committed?.(record, end, digest.update(bytes).digest('hex'));
     return { record, diagnostics: problems };
   });

@@ -3,6 +3,7 @@ import type { EvidenceRecord } from '../../model/index.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 import { HASH_SUFFIX_LENGTH, canonicalJson } from './canonical.js';
 import { type LedgerPosition, type LedgerRead, LEDGER_START } from './position.js';
+import { isCalendarTimestamp } from './time.js';
 
 /**
  * Reads `length` bytes at `position` of the ledger into `buffer` at `offset`; returns how many
@@ -58,11 +59,12 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
   let hash = from.hash;
   let at = from.at;
   let lastLine = from.line;
+  let before = from.prev;
   let bytes = from.offset;
   // The last good record's time, parsed once: each line's time is parsed once, then carried.
   let time = at !== '' ? Date.parse(at) : NaN;
   let count = 0;
-  const position = (): LedgerPosition => ({ seq, hash, at, offset: bytes, line: lastLine });
+  const position = (): LedgerPosition => ({ seq, hash, at, offset: bytes, line: lastLine, ...(before !== undefined ? { prev: before } : {}) });
   const site = (line: number) => ({ ...(file !== undefined ? { file } : {}), range: { line, col: 1, endLine: line, endCol: 1 } });
   const fail = (d: Diagnostic): LedgerScan => ({ count, diagnostics: [d], end: position() });
 
@@ -125,6 +127,7 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
       cursor = nl + 1;
       bytes += length + 1;
       seq = record.seq;
+      before = record.prev;
       hash = record.hash;
       at = record.at;
       time = recordTime;
@@ -187,7 +190,7 @@ function isCanonical(record: EvidenceRecord, bodyText: string): boolean {
 /** Top-level fields the fold relies on; data fields are checked against the registry on append. */
 function shapeProblem(r: EvidenceRecord): string | undefined {
   if (!Number.isInteger(r.seq)) return 'seq must be an integer';
-  if (typeof r.at !== 'string' || !TIMESTAMP.test(r.at)) return 'at must be a UTC timestamp';
+  if (typeof r.at !== 'string' || !TIMESTAMP.test(r.at) || !isCalendarTimestamp(r.at)) return 'at must be a UTC timestamp of a day that exists';
   if (typeof r.actor !== 'string' || r.actor === '') return 'actor must be a non-empty string';
   if (typeof r.type !== 'string' || typeof r.subject !== 'string') return 'type and subject must be strings';
   if (typeof r.data !== 'object' || r.data === null) return 'data must be an object';
