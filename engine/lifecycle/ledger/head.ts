@@ -48,14 +48,14 @@ export function writeHeadFile(file: string, head: LedgerHead): void {
 /**
  * Checks a cleanly read ledger against its head. `present`: the ledger file exists; `end`: the
  * position after its last record; `hashAt(seq)`: the hash of the record of that seq, when the
- * scan saw it. The head may trail the ledger by exactly one record it names correctly: an append
- * killed between its fsync and the head's rename (the next append moves the head on).
+ * scan saw it. The head may trail the ledger, naming one of its records correctly: appends killed
+ * between their fsync and the head's rename leave it so (the next append moves it on). Records
+ * up to the head are anchored: cutting any of them, or rewriting the one it names, shows.
  */
 export function checkHead(file: string, ledger: string, head: LedgerHead | undefined, present: boolean, end: LedgerPosition, hashAt: (seq: number) => string | undefined): Diagnostic[] {
   if (!present) return head ? [diagnose('ledgerMissing', { file: ledger }, head.seq)] : [];
   if (!head) return end.seq > 0 ? [diagnose('headMissing', { file }, end.seq)] : [];
   if (head.seq > end.seq) return [diagnose('ledgerTruncated', { file: ledger }, end.seq, head.seq)];
-  if (head.seq < end.seq - 1) return [diagnose('headMismatch', { file }, head.seq, hashAt(head.seq) ?? 'unknown', head.hash)];
   const found = head.seq === end.seq ? end.hash : hashAt(head.seq);
   if (found !== head.hash) return [diagnose('headMismatch', { file }, head.seq, found ?? 'unknown', head.hash)];
   return [];
