@@ -5,7 +5,7 @@ import { validateRecord } from '../ledger/validate.js';
 import type { Admission, LedgerFiles } from '../ledger/file.js';
 import { type Trust, loadTrust, signRecord } from '../ledger/trust.js';
 import type { SshSigningKey } from '../ledger/sshsig.js';
-import { storeCachedFold } from './cache.js';
+import { hasSnapshot, storeCachedFold } from './cache.js';
 import { type FoldState, LedgerFolder, authorOf, foldRecords, initialFold, profileFacts } from './fold.js';
 
 /** How far past the clock a record's time may be: clocks of two machines disagree a little, never by days. */
@@ -68,7 +68,9 @@ export function ledgerAdmission(registry: Registry, files: LedgerFiles, options:
     },
     ...(key ? { sign: (body: Record<string, unknown>) => signRecord(trust, key, body) } : {}),
     committed: (_record, end, prefixDigest) => {
-      if (!finished || options.cacheDir === undefined) return;
+      // Only where there is no snapshot yet: one a status wrote holds the board's rows too, and
+      // resuming from it over the one new record costs less than rebuilding every row.
+      if (!finished || options.cacheDir === undefined || hasSnapshot(options.cacheDir, files)) return;
       finished.position = end;
       // A cache that cannot be written costs the next command its warm start, nothing else: `status` warns.
       storeCachedFold(options.cacheDir, files, registry, finished, prefixDigest, undefined, undefined, trust.fingerprint);

@@ -120,6 +120,11 @@ function mapResults(context: WithResults, map: (value: unknown) => unknown): Wit
   return out;
 }
 
+/** A snapshot file exists for this ledger (valid or not: loading decides). */
+export function hasSnapshot(dir: string, files: LedgerFiles): boolean {
+  return existsSync(cacheFile(dir, files));
+}
+
 function cacheFile(dir: string, files: LedgerFiles): string {
   return join(dir, `fold-${sha256(resolve(files.ledger)).slice(0, 16)}.json`);
 }
