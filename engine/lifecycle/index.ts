@@ -45,4 +45,5 @@ export * from './machines/index.js';
 export * from './fold/index.js';
 export * from './matrix/index.js';
 export * from './board/index.js';
+export * from './snapshot/index.js';
 export { type LedgerSession, openSession, parseAt } from './session.js';

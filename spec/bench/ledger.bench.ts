@@ -21,7 +21,7 @@ import type { Contract, EvidenceDraft, GateContract, HookContract, UpstreamContr
 import { Registry, type ContractEntry } from '../../engine/registry/index.js';
 import { createHash } from 'node:crypto';
 import {
-  GENESIS, appendEvidence, boardFromFold, canonicalJson, compileTable, foldLedger, hookLifecycle, ledgerAdmission, ledgerFiles, loadBoard, loadFold, readLedgerFile, scanLedgerFile, sealLine, sha256, tableStart, tableStep, worldOf,
+  GENESIS, appendEvidence, boardFromFold, canonicalJson, compileTable, foldLedger, hookLifecycle, ledgerAdmission, ledgerFiles, snapshotOnCommit, loadBoard, loadFold, readLedgerFile, scanLedgerFile, sealLine, sha256, tableStart, tableStep, worldOf,
   type LifecycleEvent,
 } from '../../engine/lifecycle/index.js';
 import { type BenchResult, costRatio, printReport } from './report.js';
@@ -182,7 +182,7 @@ try {
   const cacheDir = join(dir, '.cache');
   loadBoard(registry, files, { cacheDir, at });
   const [draft] = syntheticDrafts(registry, 1, RECORDS);
-  const [appendResult, appendTime] = time(() => appendEvidence(files, draft!, ledgerAdmission(registry, files, { cacheDir, now: () => Date.parse(draft!.at) })));
+  const [appendResult, appendTime] = time(() => appendEvidence(files, draft!, ledgerAdmission(registry, files, { committed: snapshotOnCommit(cacheDir, registry, files), now: () => Date.parse(draft!.at) })));
   if (!appendResult.record) throw new Error(`the tool's append was refused: ${appendResult.diagnostics[0]?.message}`);
   const [{ board: afterAppend, loaded: loadedAfterAppend }, warmAppend] = time(() => loadBoard(registry, files, { cacheDir, at }));
   if (!loadedAfterAppend.fromCache || !loadedAfterAppend.rows || loadedAfterAppend.diagnostics.length) throw new Error('warm path after the append missed the snapshot');

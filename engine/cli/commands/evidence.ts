@@ -125,7 +125,7 @@ export const command: CommandModule = {
     // $ORBITKV_NOW stands in for the clock the time is checked against (replaying a ledger, specs).
     const clock = io.env['ORBITKV_NOW'] !== undefined ? Date.parse(io.env['ORBITKV_NOW']) : undefined;
     if (clock !== undefined && Number.isNaN(clock)) throw new UsageError(`ORBITKV_NOW '${io.env['ORBITKV_NOW']}' is not a timestamp`);
-    const result = lifecycle.appendEvidence(session.files, draft as never, lifecycle.ledgerAdmission(session.registry, session.files, { ...(cacheDir !== undefined ? { cacheDir } : {}), ...(key ? { key } : {}), ...(clock !== undefined ? { now: () => clock } : {}) }));
+    const result = lifecycle.appendEvidence(session.files, draft as never, lifecycle.ledgerAdmission(session.registry, session.files, { committed: lifecycle.snapshotOnCommit(cacheDir, session.registry, session.files), ...(key ? { key } : {}), ...(clock !== undefined ? { now: () => clock } : {}) }));
     if (!result.record) {
       show(result.diagnostics);
       io.err('evidence: nothing appended\n');

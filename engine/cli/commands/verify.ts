@@ -98,7 +98,7 @@ async function record(report: VerifyReport, registry: Registry, actor: string, c
   const files = lifecycle.ledgerFiles(registry.root);
   let recorded = 0;
   for (const draft of built.drafts) {
-    const result = lifecycle.appendEvidence(files, draft, lifecycle.ledgerAdmission(registry, files, cacheDir !== undefined ? { cacheDir } : {}));
+    const result = lifecycle.appendEvidence(files, draft, lifecycle.ledgerAdmission(registry, files, { committed: lifecycle.snapshotOnCommit(cacheDir, registry, files) }));
     if (!result.record) return { recorded, diagnostics: [...result.diagnostics, diagnose('recordUnavailable', { contract: draft.subject }, `${recorded} of ${built.drafts.length} record(s) appended before the ledger refused one`)] };
     recorded++;
   }

@@ -5,7 +5,6 @@ import { validateRecord } from '../ledger/validate.js';
 import type { Admission, LedgerFiles } from '../ledger/file.js';
 import { type Trust, loadTrust, signRecord } from '../ledger/trust.js';
 import type { SshSigningKey } from '../ledger/sshsig.js';
-import { hasSnapshot, storeCachedFold } from './cache.js';
 import { type FoldState, LedgerFolder, authorOf, foldRecords, initialFold, profileFacts } from './fold.js';
 
 /** How far past the clock a record's time may be: clocks of two machines disagree a little, never by days. */
@@ -42,8 +41,12 @@ export interface AdmissionOptions {
   key?: SshSigningKey;
   /** The trusted signers (default: the registry's allowed_signers). */
   trust?: Trust;
-  /** The snapshot cache: the fold that admitted a record is written down once the record is durable (a later `status` starts warm). */
-  cacheDir?: string;
+  /**
+   * Hears of the appended record, once it is durable, with the fold that admitted it (at the new
+   * end) and the digest of the ledger bytes up to there: the snapshot store writes it down
+   * (`snapshotOnCommit`), so a later `status` starts warm.
+   */
+  committed?: (state: FoldState, prefixDigest: string, trust: Trust) => void;
   now?: () => number;
 }
 
@@ -68,12 +71,9 @@ export function ledgerAdmission(registry: Registry, files: LedgerFiles, options:
     },
     ...(key ? { sign: (body: Record<string, unknown>) => signRecord(trust, key, body) } : {}),
     committed: (_record, end, prefixDigest) => {
-      // Only where there is no snapshot yet: one a status wrote holds the board's rows too, and
-      // resuming from it over the one new record costs less than rebuilding every row.
-      if (!finished || options.cacheDir === undefined || hasSnapshot(options.cacheDir, files)) return;
+      if (!finished || !options.committed) return;
       finished.position = end;
-      // A cache that cannot be written costs the next command its warm start, nothing else: `status` warns.
-      storeCachedFold(options.cacheDir, files, registry, finished, prefixDigest, undefined, undefined, trust.fingerprint);
+      options.committed(finished, prefixDigest, trust);
     },
   };
 }

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import type { Diagnostic } from '../../diagnostics/index.js';
 import { type LedgerFiles, readHead, scanLedgerFile } from '../ledger/file.js';
 import { loadTrust } from '../ledger/trust.js';
-import { type FoldState, LedgerFolder, initialFold } from './fold.js';
-import { loadCachedSnapshot, registryFingerprint, storeCachedFold } from './cache.js';
+import { type FoldState, LedgerFolder, initialFold } from '../fold/fold.js';
+import { loadCachedSnapshot, registryFingerprint, storeCachedFold } from './store.js';
 import { type Board, type RowMemo, boardFromFold } from '../board/board.js';
 
 /** Records past the snapshot that make the warm path rewrite it. */

@@ -8,8 +8,8 @@ import { sha256 } from '../ledger/canonical.js';
 import type { LedgerFiles } from '../ledger/file.js';
 import { openRegular } from '../ledger/regular.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
-import { type ContractFold, type FoldState } from './fold.js';
-import { machinesDefinitionHash, worldOf } from './world.js';
+import { type ContractFold, type FoldState } from '../fold/fold.js';
+import { machinesDefinitionHash, worldOf } from '../fold/world.js';
 
 /** The snapshot cache folder under a working directory; git-ignored. */
 export const CACHE_DIR = '.orbitkv-cache';
@@ -48,7 +48,7 @@ export function lifecycleCodeHash(): string {
     const here = fileURLToPath(import.meta.url);
     const root = fileURLToPath(new URL('..', import.meta.url));
     const parts: string[] = [];
-    for (const dir of ['machines', 'fold', 'matrix', 'board']) {
+    for (const dir of ['machines', 'fold', 'matrix', 'board', 'snapshot']) {
       const folder = join(root, dir);
       if (!existsSync(folder)) {
         // Bundled into one file (the GPU-host benches): that file is the code.
