@@ -233,7 +233,7 @@ try {
     { name: `cold: read+verify+fold+board, ${RECORDS} records / ${CONTRACTS} contracts (< 2 s)`, unit: 's', ours: cold, peer: peerCold, peerName: `bound: ${verifyPeer.slice('same work: '.length)}, no fold`, ratio: costRatio(cold, peerCold), target: '< 2 s' },
     { name: `  of which read+verify chain (records handed to nothing)`, unit: 's', ours: readTime, peer: peerCold, peerName: verifyPeer, ratio: costRatio(readTime, peerCold), target: '-' },
     { name: `  of which fold (of records already read)`, unit: 's', ours: foldTime, peer: peerCold, peerName: 'bound: the verify it runs alongside (plain)', ratio: costRatio(foldTime, peerCold), target: '-' },
-    { name: `warm: status after an append by the tool (< 0.3 s)`, unit: 's', ours: warmAppend, peer: peerWarmAppend, peerName: warmBound, ratio: costRatio(warmAppend, peerWarmAppend), target: '< 0.3 s' },
+    { name: `warm: status after an append by the tool (${draft!.type} ${draft!.subject}) (< 0.3 s)`, unit: 's', ours: warmAppend, peer: peerWarmAppend, peerName: warmBound, ratio: costRatio(warmAppend, peerWarmAppend), target: '< 0.3 s' },
     { name: `warm: status after ${APPENDED} records pulled in (< 0.3 s)`, unit: 's', ours: warm, peer: peerWarmPull, peerName: warmBound, ratio: costRatio(warm, peerWarmPull), target: '< 0.3 s' },
     { name: '  the same, every board row rebuilt (snapshot rows unused)', unit: 's', ours: warmNoRows, peer: peerWarmPull, peerName: warmBound, ratio: costRatio(warmNoRows, peerWarmPull), target: '-' },
     { name: 'the append itself: locked scan + admission folded from the start', unit: 's', ours: appendTime, peer: cold, peerName: 'same work: the cold status above', ratio: costRatio(appendTime, cold), target: '-' },
