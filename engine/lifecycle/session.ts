@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../diagnostics/index.js';
 import { type Registry, loadRegistry, resolveRegistryDir } from '../registry/index.js';
 import { type LedgerFiles, ledgerFiles } from './ledger/index.js';
+import { isCalendarDate, isCalendarTimestamp } from './ledger/time.js';
 
 /** A registry and its ledger files, as every evidence command opens them. */
 export interface LedgerSession {
@@ -17,7 +18,7 @@ export function openSession(cwd: string, registryOption: string | undefined): Le
 
 /** `--at`: a date means the end of that day (UTC); a full timestamp is taken as is. Undefined when malformed. */
 export function parseAt(value: string): string | undefined {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))) return `${value}T23:59:59.999Z`;
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(value) && !Number.isNaN(Date.parse(value))) return value;
+  if (isCalendarDate(value)) return `${value}T23:59:59.999Z`;
+  if (isCalendarTimestamp(value)) return value;
   return undefined;
 }

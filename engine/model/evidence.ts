@@ -120,6 +120,12 @@ export interface EvidenceRecordOf<T extends EvidenceType> {
   data: EvidenceDataByType[T] & EvidenceCommon;
   /** The previous record's `hash`, or 64 zeros for the first record. */
   prev: Sha256;
+  /**
+   * An OpenSSH signature (SSHSIG, base64, namespace `evidence-ledger`) by a trusted signer's
+   * ed25519 key over the record's canonical JSON without `signature` and `hash`; absent on
+   * unsigned records (the embedded history).
+   */
+  signature?: string;
   /** sha256 of the record's canonical JSON without `hash`. */
   hash: Sha256;
 }

@@ -2,11 +2,16 @@
  * Ledger fold benchmark: 100,000 evidence records over a synthetic registry of 10,000 contracts.
  * - cold: as `status` without a cache (`loadFold`): stream the ledger file through the hash-chain
  *   check into the fold, then build the board (target < 2 s);
- * - warm: with the snapshot cache (keyed by machine definitions and code, registry and ledger
- *   position), append 100 records, then status (`loadBoard`) = load the snapshot, read and fold
- *   only the new bytes, rebuild the board rows of the contracts they moved (target < 0.3 s);
+ * - warm: `status` after an append by the tool itself (`appendEvidence` with the admission the CLI
+ *   uses), with the snapshot a status wrote before it = check the snapshot's seal, re-hash the
+ *   ledger prefix it covers, read, verify and fold the new bytes, check the head, rebuild the board
+ *   rows of the contracts they moved (target < 0.3 s); and the same after 100 records arrive from
+ *   outside (a pull);
+ * - the append itself: its locked scan folds the whole verified ledger (admission never trusts a
+ *   cache), so it costs a cold fold by design;
  * - per event: one table step against one xstate `transition()` on the same hook events.
- * Peer: `JSON.parse` of every line of the same ledger, in the same run.
+ * Each row's peer does the same work in the same run ("same work: ..."), or is a lower bound on
+ * it ("bound: ..."), as its name says.
  */
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,8 +19,9 @@ import { join } from 'node:path';
 import { transition, initialTransition } from 'xstate';
 import type { Contract, EvidenceDraft, GateContract, HookContract, UpstreamContract } from '../../engine/model/index.js';
 import { Registry, type ContractEntry } from '../../engine/registry/index.js';
+import { createHash } from 'node:crypto';
 import {
-  GENESIS, boardFromFold, compileTable, foldLedger, hookLifecycle, ledgerFiles, loadBoard, loadFold, readLedgerFile, scanLedgerFile, sealLine, tableStart, tableStep, worldOf,
+  GENESIS, appendEvidence, boardFromFold, canonicalJson, compileTable, foldLedger, hookLifecycle, ledgerAdmission, ledgerFiles, snapshotOnCommit, loadBoard, loadFold, readLedgerFile, scanLedgerFile, sealLine, sha256, tableStart, tableStep, worldOf,
   type LifecycleEvent,
 } from '../../engine/lifecycle/index.js';
 import { type BenchResult, costRatio, printReport } from './report.js';
@@ -133,14 +139,30 @@ try {
   const { mkdirSync } = await import('node:fs');
   mkdirSync(join(dir, 'evidence'), { recursive: true });
   writeFileSync(files.ledger, text);
+  writeFileSync(files.head, `${JSON.stringify({ seq: RECORDS, hash })}\n`);
   const at = '2026-11-29T00:00:00Z';
-  const peerParse = () => {
+  /** Same work as the chain check, written plainly: read the file, parse each line, re-serialize it, hash it, follow prev. */
+  const peerVerify = () => {
     const t = readFileSync(files.ledger, 'utf8');
+    let prev = GENESIS;
     let n = 0;
-    for (const line of t.split('\n')) if (line) n += (JSON.parse(line) as { seq: number }).seq > 0 ? 1 : 0;
+    for (const line of t.split('\n')) {
+      if (!line) continue;
+      const { hash: h, ...body } = JSON.parse(line) as { hash: string; prev: string };
+      if (body.prev !== prev || sha256(canonicalJson(body)) !== h) throw new Error('peer: chain broken');
+      prev = h;
+      n++;
+    }
     return n;
   };
-  peerParse(); // warm the JIT for the peer as much as ours gets from the world above
+  /** A bound on the warm path: hash the bytes it must prove, parse the new lines, nothing folded. */
+  const peerWarm = (newLines: number) => {
+    const bytes = readFileSync(files.ledger);
+    createHash('sha256').update(bytes).digest('hex');
+    const t = bytes.toString('utf8').split('\n');
+    for (const line of t.slice(Math.max(0, t.length - 1 - newLines))) if (line) JSON.parse(line);
+  };
+  peerVerify(); // warm the JIT for the peer as much as ours gets from the world above
 
   // Cold, from the start, as `status` does without a cache: stream the ledger through the chain
   // check into the fold, then the board.
@@ -149,18 +171,29 @@ try {
     if (loaded.diagnostics.length) throw new Error(loaded.diagnostics[0]!.message);
     return boardFromFold(registry, loaded.state, at);
   });
-  const [, peerCold] = time(peerParse);
+  const [, peerCold] = time(peerVerify);
   // The parts on their own: the read and chain check handing records to nothing, then the fold of records already read.
   const [, readTime] = time(() => scanLedgerFile(files, {}, () => undefined).count);
   const readOnly = readLedgerFile(files).records;
   const [, foldTime] = time(() => foldLedger(registry, readOnly));
 
-  // Warm: status once (it writes the snapshot: fold and board rows), append 100 records, then
-  // status again = load the snapshot, fold the new records, rebuild the rows they moved.
+  // Warm after an append by the tool: status once (it writes the snapshot: fold and board rows),
+  // `evidence add`'s own append, then status again.
   const cacheDir = join(dir, '.cache');
   loadBoard(registry, files, { cacheDir, at });
-  const appended = seal(syntheticDrafts(registry, APPENDED, RECORDS), RECORDS, hash);
+  const [draft] = syntheticDrafts(registry, 1, RECORDS);
+  const [appendResult, appendTime] = time(() => appendEvidence(files, draft!, ledgerAdmission(registry, files, { committed: snapshotOnCommit(cacheDir, registry, files), now: () => Date.parse(draft!.at) })));
+  if (!appendResult.record) throw new Error(`the tool's append was refused: ${appendResult.diagnostics[0]?.message}`);
+  const [{ board: afterAppend, loaded: loadedAfterAppend }, warmAppend] = time(() => loadBoard(registry, files, { cacheDir, at }));
+  if (!loadedAfterAppend.fromCache || !loadedAfterAppend.rows || loadedAfterAppend.diagnostics.length) throw new Error('warm path after the append missed the snapshot');
+  if (JSON.stringify(afterAppend.rows) !== JSON.stringify(boardFromFold(registry, loadFold(registry, files).state, at).rows)) throw new Error('warm rows after the append differ from a cold board');
+  const [, peerWarmAppend] = time(() => peerWarm(1));
+
+  // Warm after 100 records arrive from outside (a pull): the same proof, a longer tail.
+  loadBoard(registry, files, { cacheDir, at });
+  const appended = seal(syntheticDrafts(registry, APPENDED, RECORDS + 1), RECORDS + 1, appendResult.record.hash);
   appendFileSync(files.ledger, appended.text);
+  writeFileSync(files.head, `${JSON.stringify({ seq: RECORDS + 1 + APPENDED, hash: appended.hash })}\n`);
   const [{ board: warmBoard, loaded }, warm] = time(() => loadBoard(registry, files, { cacheDir, at }));
   if (!loaded.fromCache || !loaded.rows || loaded.diagnostics.length) throw new Error('warm path missed the cache');
   // The same status with every row rebuilt from the fold: what the snapshot's rows save.
@@ -171,8 +204,8 @@ try {
   });
   const fresh = boardFromFold(registry, loadedAgain.state, at);
   if (JSON.stringify(fresh.rows) !== JSON.stringify(warmBoard.rows)) throw new Error('rows from the snapshot differ from rows built afresh');
-  const [, peerWarm] = time(peerParse);
-  if (warmBoard.ledger.seq !== RECORDS + APPENDED) throw new Error('warm fold did not reach the end');
+  const [, peerWarmPull] = time(() => peerWarm(APPENDED));
+  if (warmBoard.ledger.seq !== RECORDS + 1 + APPENDED) throw new Error('warm fold did not reach the end');
   if (coldBoard.rows.length !== CONTRACTS) throw new Error('board rows');
 
   // Per event: table step vs xstate transition() on the same hook events.
@@ -194,15 +227,20 @@ try {
     return s;
   });
 
+  const verifyPeer = 'same work: parse, re-serialize, hash, follow prev (plain)';
+  const warmBound = 'bound: sha256 of the whole file + JSON.parse of the new lines';
   const results: BenchResult[] = [
-    { name: `cold: read+verify+fold+board, ${RECORDS} records / ${CONTRACTS} contracts (< 2 s)`, unit: 's', ours: cold, peer: peerCold, peerName: 'JSON.parse of every line', ratio: costRatio(cold, peerCold), target: '< 2 s' },
-    { name: `  of which read+verify chain (records handed to nothing)`, unit: 's', ours: readTime, peer: peerCold, peerName: 'JSON.parse of every line', ratio: costRatio(readTime, peerCold), target: '-' },
-    { name: `  of which fold (of records already read)`, unit: 's', ours: foldTime, peer: peerCold, peerName: 'JSON.parse of every line', ratio: costRatio(foldTime, peerCold), target: '-' },
-    { name: `warm: status after appending ${APPENDED} records (< 0.3 s)`, unit: 's', ours: warm, peer: peerWarm, peerName: 'JSON.parse of every line', ratio: costRatio(warm, peerWarm), target: '< 0.3 s' },
-    { name: '  the same, every board row rebuilt (snapshot rows unused)', unit: 's', ours: warmNoRows, peer: peerWarm, peerName: 'JSON.parse of every line', ratio: costRatio(warmNoRows, peerWarm), target: '-' },
-    { name: 'registry index, once per process (not in the rows above)', unit: 's', ours: worldTime, peer: peerWarm, peerName: 'JSON.parse of every line', ratio: costRatio(worldTime, peerWarm), target: '-' },
-    { name: 'per event: table step vs xstate transition()', unit: 'µs', ours: (tableTime / events.length) * 1e6, peer: (xstateTime / events.length) * 1e6, peerName: 'xstate transition()', ratio: costRatio(tableTime, xstateTime), target: '-' },
+    { name: `cold: read+verify+fold+board, ${RECORDS} records / ${CONTRACTS} contracts (< 2 s)`, unit: 's', ours: cold, peer: peerCold, peerName: `bound: ${verifyPeer.slice('same work: '.length)}, no fold`, ratio: costRatio(cold, peerCold), target: '< 2 s' },
+    { name: `  of which read+verify chain (records handed to nothing)`, unit: 's', ours: readTime, peer: peerCold, peerName: verifyPeer, ratio: costRatio(readTime, peerCold), target: '-' },
+    { name: `  of which fold (of records already read)`, unit: 's', ours: foldTime, peer: peerCold, peerName: 'bound: the verify it runs alongside (plain)', ratio: costRatio(foldTime, peerCold), target: '-' },
+    { name: `warm: status after an append by the tool (${draft!.type} ${draft!.subject}) (< 0.3 s)`, unit: 's', ours: warmAppend, peer: peerWarmAppend, peerName: warmBound, ratio: costRatio(warmAppend, peerWarmAppend), target: '< 0.3 s' },
+    { name: `warm: status after ${APPENDED} records pulled in (< 0.3 s)`, unit: 's', ours: warm, peer: peerWarmPull, peerName: warmBound, ratio: costRatio(warm, peerWarmPull), target: '< 0.3 s' },
+    { name: '  the same, every board row rebuilt (snapshot rows unused)', unit: 's', ours: warmNoRows, peer: peerWarmPull, peerName: warmBound, ratio: costRatio(warmNoRows, peerWarmPull), target: '-' },
+    { name: 'the append itself: locked scan + admission folded from the start', unit: 's', ours: appendTime, peer: cold, peerName: 'same work: the cold status above', ratio: costRatio(appendTime, cold), target: '-' },
+    { name: 'registry index, once per process (not in the rows above)', unit: 's', ours: worldTime, peer: peerCold, peerName: `bound: ${verifyPeer.slice('same work: '.length)}`, ratio: costRatio(worldTime, peerCold), target: '-' },
+    { name: 'per event: table step vs xstate transition()', unit: 'µs', ours: (tableTime / events.length) * 1e6, peer: (xstateTime / events.length) * 1e6, peerName: 'same work: xstate transition()', ratio: costRatio(tableTime, xstateTime), target: '-' },
   ];
+  process.stdout.write('warm path verifies: the snapshot\'s HMAC seal (key private to the cache folder), its keys (machine definitions, lifecycle code, registry content, trusted signers, ledger path), the sha256 of every ledger byte before its position (re-hashed, not trusted by mtime or size), then every new line (hash, chain, seq, time order, signature) and the head anchor\n');
   printReport('ledger', results);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvidenceDraft } from '../../engine/model/index.js';
 import { loadRegistry } from '../../engine/registry/index.js';
 import { boardFromFold, foldLedger, foldRecords, initialFold, ledgerFiles, loadBoard, loadCachedFold, loadFold, storeCachedFold } from '../../engine/lifecycle/index.js';
-import { WALK, digest, removeTemps, sealAll, tempCopy } from './support.js';
+import { WALK, digest, removeTemps, sealAll, tempCopy, writeLedger } from './support.js';
 
 const { registry } = loadRegistry(WALK);
 
@@ -74,11 +75,11 @@ describe('lifecycle fold', () => {
     const { records, text } = sealAll(randomDrafts(21, 200));
     mkdirSync(join(dir, 'evidence'), { recursive: true });
     const firstPart = text.split('\n').slice(0, 150).join('\n') + '\n';
-    writeFileSync(files.ledger, firstPart);
+    writeLedger(files.ledger, firstPart);
     const cache = join(dir, '.cache');
     const cold = loadFold(copy, files, { cacheDir: cache });
     assert.equal(cold.fromCache, false);
-    writeFileSync(files.ledger, text);
+    writeLedger(files.ledger, text);
     const warm = loadFold(copy, files, { cacheDir: cache });
     assert.equal(warm.fromCache, true);
     const cold2 = foldLedger(copy, records);
@@ -100,7 +101,7 @@ describe('lifecycle fold', () => {
     let usedRows = 0;
     // Short appends reuse the snapshot's rows; a first status writes them.
     for (const end of [20, 21, 60, 61, 62, 150, 151, 300]) {
-      writeFileSync(files.ledger, lines.slice(0, end).map((l) => `${l}\n`).join(''));
+      writeLedger(files.ledger, lines.slice(0, end).map((l) => `${l}\n`).join(''));
       const { board, loaded } = loadBoard(copy, files, { cacheDir: cache, at });
       if (loaded.rows) usedRows++;
       const fresh = boardFromFold(copy, foldLedger(copy, sealAll(randomDrafts(41, 300)).records.slice(0, end)), at);
@@ -115,13 +116,13 @@ describe('lifecycle fold', () => {
     const { registry: copy } = loadRegistry(dir);
     const cache = join(dir, '.cache');
     mkdirSync(join(dir, 'evidence'), { recursive: true });
-    writeFileSync(files.ledger, sealAll(randomDrafts(31, 50)).text);
+    writeLedger(files.ledger, sealAll(randomDrafts(31, 50)).text);
     loadFold(copy, files, { cacheDir: cache });
     assert.ok(loadCachedFold(cache, files, copy));
-    writeFileSync(files.ledger, sealAll(randomDrafts(32, 50)).text);
+    writeLedger(files.ledger, sealAll(randomDrafts(32, 50)).text);
     assert.equal(loadCachedFold(cache, files, copy), undefined, 'rewritten ledger');
-    const state = loadFold(copy, files, { cacheDir: cache }).state;
-    storeCachedFold(cache, files, copy, state);
+    const again = loadFold(copy, files, { cacheDir: cache });
+    storeCachedFold(cache, files, copy, again.state, again.prefix!);
     writeFileSync(join(dir, 'policies', 'policy.recheck.yaml'), `${'# edited\n'}${loadRegistry(dir).registry.entry('policy.recheck')!.source.text.replace('maxAgeDays: 30', 'maxAgeDays: 14')}`);
     const { registry: edited } = loadRegistry(dir);
     assert.equal(loadCachedFold(cache, files, edited), undefined, 'edited registry');
@@ -134,12 +135,16 @@ describe('lifecycle fold', () => {
     const cache = join(dir, '.cache');
     mkdirSync(join(dir, 'evidence'), { recursive: true });
     const { records, text } = sealAll(randomDrafts(33, 60));
-    writeFileSync(files.ledger, text);
+    writeLedger(files.ledger, text);
     loadFold(copy, files, { cacheDir: cache });
-    const [name] = readdirSync(cache);
-    const body = JSON.parse(readFileSync(join(cache, name!), 'utf8')) as { state: { position: unknown } };
+    const name = readdirSync(cache).find((f) => f.startsWith('fold-'))!;
+    // Re-sealed with the folder's key, so only the body's decoding stands between it and the board.
+    const stored = readFileSync(join(cache, name), 'utf8');
+    const body = JSON.parse(stored.slice(stored.indexOf('\n') + 1)) as { state: { position: unknown } };
     body.state.position = null;
-    writeFileSync(join(cache, name!), JSON.stringify(body));
+    const key = readFileSync(join(cache, 'seal.key'));
+    const bodyText = JSON.stringify(body);
+    writeFileSync(join(cache, name), `${createHmac('sha256', key).update(bodyText).digest('hex')}\n${bodyText}`);
     const loaded = loadFold(copy, files, { cacheDir: cache });
     assert.equal(loaded.fromCache, false);
     assert.deepEqual(loaded.diagnostics, []);

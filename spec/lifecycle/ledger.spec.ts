@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { LIFECYCLE_FIXTURES, cli, codes, digest, ledgerText, removeTemps, tempCopy } from './support.js';
+import { LIFECYCLE_FIXTURES, SPEC_NOW, cli, codes, digest, ledgerText, removeTemps, tempCopy } from './support.js';
 
 const PINS = { alpha: { version: '1.2.0', commit: '1'.repeat(40) } };
 
@@ -181,18 +182,66 @@ describe('evidence add: two processes appending at once lose nothing', () => {
 describe('ledger lock', () => {
   after(removeTemps);
 
-  it('a lock left by a dead process is removed; a live one times out with OKV4108', async () => {
+  const lockOf = (pid: number, ns: string) => `${JSON.stringify({ pid, host: hostname(), ns, token: 'other' })}\n`;
+  const ownNs = () => readlinkSync('/proc/self/ns/pid');
+
+  it('a lock left by a dead process of this pid namespace is removed; a live one times out with OKV4108', async () => {
     const { withLock, ledgerFiles } = await import('../../engine/lifecycle/index.js');
     const dir = tempCopy();
     const files = ledgerFiles(dir);
     mkdirSync(join(dir, 'evidence'), { recursive: true });
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
-    writeFileSync(files.lock, `${dead}\n`);
+    const dead = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+    writeFileSync(files.lock, lockOf(dead, ownNs()));
     assert.equal(withLock(files.lock, () => 'ran', 200), 'ran');
     assert.equal(existsSync(files.lock), false, 'released after the body');
-    writeFileSync(files.lock, `${process.pid}\n`);
+    writeFileSync(files.lock, lockOf(process.pid, ownNs()));
     const outcome = withLock(files.lock, () => 'ran', 50);
     assert.equal(typeof outcome === 'object' && outcome.code, 'OKV4108');
-    assert.equal(readFileSync(files.lock, 'utf8'), `${process.pid}\n`, 'a live holder keeps its lock');
+    assert.equal(readFileSync(files.lock, 'utf8'), lockOf(process.pid, ownNs()), 'a live holder keeps its lock');
+  });
+
+  it('an empty or garbage lock, or one whose lease ran out (a live pid, another pid namespace), is recovered without waiting for the pid', async () => {
+    const { withLock, ledgerFiles, LEASE_MS } = await import('../../engine/lifecycle/index.js');
+    const dir = tempCopy();
+    const files = ledgerFiles(dir);
+    mkdirSync(join(dir, 'evidence'), { recursive: true });
+    const old = (seconds: number) => {
+      const t = new Date(Date.now() - seconds * 1000);
+      utimesSync(files.lock, t, t);
+    };
+    for (const text of ['', 'garbage', '[]']) {
+      writeFileSync(files.lock, text);
+      assert.equal(typeof withLock(files.lock, () => 'ran', 50), 'object', `a fresh ${JSON.stringify(text)} lock is given its grace`);
+      old(2);
+      assert.equal(withLock(files.lock, () => 'ran', 500), 'ran', `a ${JSON.stringify(text)} lock past its grace`);
+    }
+    // A live pid (this process) in a namespace that is not ours: the pid says nothing; the lease decides.
+    writeFileSync(files.lock, lockOf(process.pid, 'pid:[1]'));
+    assert.equal(typeof withLock(files.lock, () => 'ran', 50), 'object');
+    old(LEASE_MS / 1000 + 1);
+    assert.equal(withLock(files.lock, () => 'ran', 500), 'ran');
+    // Our own live pid, lease run out: stale too (a pid reused by a live process).
+    writeFileSync(files.lock, lockOf(process.pid, ownNs()));
+    old(LEASE_MS / 1000 + 1);
+    assert.equal(withLock(files.lock, () => 'ran', 500), 'ran');
+  });
+
+  it('a holder whose lock was taken over writes nothing (OKV4117)', async () => {
+    const { appendEvidence, ledgerAdmission, openSession } = await import('../../engine/lifecycle/index.js');
+    const dir = tempCopy();
+    const session = openSession(dir, dir);
+    const before = existsSync(session.files.ledger) ? readFileSync(session.files.ledger, 'utf8') : '';
+    const admission = ledgerAdmission(session.registry, session.files, { now: () => Date.parse(SPEC_NOW) });
+    const result = appendEvidence(session.files, { actor: 'a', type: 'recheck', subject: 'engine.alpha', data: { findings: 'x', authorizes: 'nothing' } } as never, {
+      ...admission,
+      check: (record, end) => {
+        // Another appender judged this lock stale and took it over meanwhile.
+        writeFileSync(session.files.lock, lockOf(process.pid, ownNs()));
+        return admission.check(record, end);
+      },
+    });
+    assert.deepEqual(codes(result.diagnostics.map((d) => d.code).join(' ')), ['OKV4117']);
+    assert.equal(existsSync(session.files.ledger) ? readFileSync(session.files.ledger, 'utf8') : '', before);
+    assert.ok(existsSync(session.files.lock), 'the new holder keeps its lock');
   });
 });

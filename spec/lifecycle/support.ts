@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,9 @@ export const LIFECYCLE_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 
 export const WALK = join(LIFECYCLE_FIXTURES, 'walk');
 
 const made: string[] = [];
+
+/** The clock `evidence add` checks times against in specs: the fixtures' evidence is dated up to early 2027. */
+export const SPEC_NOW = '2027-06-01T00:00:00Z';
 
 /** A temporary copy of a fixture registry (removed by `removeTemps`). */
 export function tempCopy(base: string = WALK): string {
@@ -27,7 +30,7 @@ export function removeTemps(): void {
 
 /** Runs the CLI against a registry folder; the cache goes to a temp folder too. */
 export async function cli(dir: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo(dir, { ORBITKV_CACHE_DIR: join(dir, '.cache'), ORBITKV_ACTOR: 'orbitkv-maintainers' });
+  const io = captureIo(dir, { ORBITKV_CACHE_DIR: join(dir, '.cache'), ORBITKV_ACTOR: 'orbitkv-maintainers', ORBITKV_NOW: SPEC_NOW });
   const code = await runCli([...argv, '--registry', dir], io);
   return { code, out: io.stdout, err: io.stderr };
 }
@@ -54,3 +57,15 @@ export const digest = (name: string) => sha256(name);
 
 /** Diagnostic codes in a CLI's stderr. */
 export const codes = (text: string) => [...text.matchAll(/OKV\d{4}/g)].map((m) => m[0]);
+
+/** Writes ledger text and its head anchor (the last line's seq and hash), as appends leave them. */
+export function writeLedger(file: string, text: string): void {
+  writeFileSync(file, text);
+  const last = text.split('\n').filter(Boolean).at(-1);
+  const head = join(dirname(file), 'ledger.head');
+  if (last === undefined) rmSync(head, { force: true });
+  else {
+    const { seq, hash } = JSON.parse(last) as { seq: number; hash: string };
+    writeFileSync(head, `${JSON.stringify({ seq, hash })}\n`);
+  }
+}

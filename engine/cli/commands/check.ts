@@ -79,16 +79,18 @@ export const command: CommandModule = {
 
     // 3. ledger + 4. board
     const files = lifecycle.ledgerFiles(registry.root);
+    const cacheDir = lifecycle.cacheDirFor(io.cwd, io.env);
     const { board, loaded } = lifecycle.loadBoard(registry, files, {
       ...(at !== undefined ? { until: at } : {}),
-      cacheDir: lifecycle.cacheDirFor(io.cwd, io.env),
+      ...(cacheDir !== undefined ? { cacheDir } : {}),
     });
+    const cacheWarnings = [...lifecycle.cacheDirNotice(io.env), ...loaded.warnings];
     text(`\n== ledger: ${loaded.diagnostics.length === 0 ? 'hash chain intact' : `${loaded.diagnostics.length} problem(s)`}\n`);
-    if (loaded.diagnostics.length) text(formatDiagnostics(loaded.diagnostics, { format: 'text', root: registry.root, cwd: io.cwd }));
+    if (loaded.diagnostics.length || cacheWarnings.length) text(formatDiagnostics([...loaded.diagnostics, ...cacheWarnings], { format: 'text', root: registry.root, cwd: io.cwd }));
     text(`\n== status\n`);
     text(lifecycle.renderBoard(board, 'text'));
     if (format === 'json') {
-      json['ledger'] = { diagnostics: loaded.diagnostics };
+      json['ledger'] = { diagnostics: [...loaded.diagnostics, ...cacheWarnings] };
       json['status'] = JSON.parse(lifecycle.renderBoard(board, 'json'));
       io.out(`${JSON.stringify(json, null, 2)}\n`);
     }

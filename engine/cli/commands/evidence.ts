@@ -1,8 +1,10 @@
+import { resolve } from 'node:path';
 import { parseCommandLine } from '../args.js';
+import { parseEvidenceJson } from '../../lifecycle/ledger/data.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv evidence add TYPE --subject ID [--actor NAME] [--at TIMESTAMP] [--data JSON]
-                        [--profile JSON | --engines NAME,... [--adapter SHA256]] [--registry DIR]
+                        [--profile JSON | --engines NAME,... [--adapter SHA256]] [--key FILE] [--registry DIR]
        orbitkv evidence verify [--repair] [--registry DIR]
 
 add     validates one record against the registry (type, subject kind, data fields, gate cells,
@@ -11,13 +13,19 @@ add     validates one record against the registry (type, subject kind, data fiel
         under a lock. Nothing is appended when anything is wrong.
           --subject ID      the contract the evidence is about
           --actor NAME      who records it (default: $ORBITKV_ACTOR, else $USER)
-          --at TIMESTAMP    when (UTC, YYYY-MM-DDTHH:MM:SSZ; default: now); never before the last record
+          --at TIMESTAMP    when (UTC, YYYY-MM-DDTHH:MM:SSZ; default: now); never before the last record,
+                            never after now (plus 5 minutes of clock skew)
           --data JSON       the type's data, e.g. '{"result":"pass","cell":{"tier":"dram"},"hashes":{...}}'
           --profile JSON    the profile: {"engines":{"sglang":{"version":"0.5.21","commit":"..."}},"adapter":"<sha256>"}
           --engines LIST    shorthand: bind the profile to these engines at their current pins
           --adapter SHA256  the adapter package hash, with --engines
-verify  checks the whole ledger: hashes, chain, sequence, time order, canonical form and the head
-        anchor; names the first bad line. --repair drops a torn last line (an interrupted append) only.
+          --key FILE        sign the record with this OpenSSH ed25519 private key (unencrypted,
+                            e.g. ~/.ssh/id_ed25519); the key must be listed for the actor in
+                            <registry>/evidence/allowed_signers (default: $ORBITKV_SIGNING_KEY)
+verify  checks the whole ledger: hashes, chain, sequence, time order, canonical form, the head
+        anchor, and every signature against <registry>/evidence/allowed_signers; names the first
+        bad line. --repair mends an interrupted append only: a last record that lacks just its
+        newline is completed, a torn one dropped.
 types: upstream.state, upstream.released, pin.changed, recheck, adapter.consumed-replacement,
        verify.target, verify.assertion, gate.result, gate.acceptance, hook.removed,
        optimization.dropped, hook.reinstated, support.expanded
@@ -30,7 +38,7 @@ export const command: CommandModule = {
   async run(argv: string[], io: CliIo): Promise<number> {
     const parsed = parseCommandLine('evidence', argv, {
       subject: { type: 'string' }, actor: { type: 'string' }, at: { type: 'string' }, data: { type: 'string' }, profile: { type: 'string' },
-      engines: { type: 'string' }, adapter: { type: 'string' }, registry: { type: 'string' }, repair: { type: 'boolean' },
+      engines: { type: 'string' }, adapter: { type: 'string' }, registry: { type: 'string' }, repair: { type: 'boolean' }, key: { type: 'string' },
     }, true);
     const { values, positionals } = parsed;
     if (values.help) {
@@ -52,14 +60,26 @@ export const command: CommandModule = {
           show(repaired.diagnostics);
           return EXIT.failed;
         }
-        io.out(`evidence: dropped torn line ${repaired.dropped}; ${read.records.length} records remain, chain intact\n`);
+        const after = lifecycle.readLedgerFile(session.files, { canonical: true });
+        if (after.diagnostics.length) {
+          show(after.diagnostics);
+          return EXIT.failed;
+        }
+        io.out(repaired.completed !== undefined
+          ? `evidence: completed line ${repaired.completed} (a whole record missing its newline); ${after.records.length} records, chain intact\n`
+          : `evidence: dropped torn line ${repaired.dropped}; ${after.records.length} records remain, chain intact\n`);
         return EXIT.ok;
       }
       if (read.diagnostics.length) {
         show(read.diagnostics);
         return EXIT.failed;
       }
-      io.out(`evidence: ${read.records.length} records, chain intact, head seq ${read.end.seq} ${read.end.hash}\n`);
+      const signed = read.records.filter((r) => r.signature !== undefined).length;
+      const trust = lifecycle.loadTrust(session.files.signers);
+      const trusted = trust.present
+        ? `${signed} signed by trusted keys, ${read.records.length - signed} unsigned (history through record ${trust.history?.seq ?? 0})`
+        : `${read.records.length - signed} unsigned: no trusted signers (evidence/allowed_signers), so a re-hashed copy would pass`;
+      io.out(`evidence: ${read.records.length} records, chain intact, head seq ${read.end.seq} ${read.end.hash}; ${trusted}\n`);
       return EXIT.ok;
     }
     if (action !== 'add') throw new UsageError(action === undefined ? 'missing action' : `unknown action '${action}'`, 'use `orbitkv evidence add TYPE ...` or `orbitkv evidence verify`');
@@ -68,11 +88,23 @@ export const command: CommandModule = {
     const actor = values.actor ?? io.env['ORBITKV_ACTOR'] ?? io.env['USER'];
     if (!actor) throw new UsageError('missing --actor NAME', 'pass --actor or set ORBITKV_ACTOR');
     const data = parseJson(values.data ?? '{}', '--data');
+    if ('refused' in data) {
+      show([data.refused]);
+      io.err('evidence: nothing appended\n');
+      return EXIT.failed;
+    }
     if (values.profile !== undefined && values.engines !== undefined) throw new UsageError('pass --profile or --engines, not both');
     if (values.adapter !== undefined && values.engines === undefined) throw new UsageError('--adapter goes with --engines', 'or put "adapter" in --profile JSON');
-    let profile = values.profile !== undefined ? parseJson(values.profile, '--profile') : undefined;
+    const given = values.profile !== undefined ? parseJson(values.profile, '--profile') : undefined;
+    if (given && 'refused' in given) {
+      show([given.refused]);
+      io.err('evidence: nothing appended\n');
+      return EXIT.failed;
+    }
+    let profile: Record<string, unknown> | undefined = given?.value;
     if (values.engines !== undefined) {
-      const fold = lifecycle.loadFold(session.registry, session.files, { cacheDir: lifecycle.cacheDirFor(io.cwd, io.env) }).state;
+      const cacheDir = lifecycle.cacheDirFor(io.cwd, io.env);
+      const fold = lifecycle.loadFold(session.registry, session.files, cacheDir !== undefined ? { cacheDir } : {}).state;
       const engines: Record<string, { version: string; commit?: string }> = {};
       for (const name of values.engines.split(',').map((s) => s.trim()).filter(Boolean)) {
         const pin = fold.pins[name];
@@ -81,8 +113,19 @@ export const command: CommandModule = {
       }
       profile = { engines, ...(values.adapter !== undefined ? { adapter: values.adapter } : {}) };
     }
-    const draft = { ...(values.at !== undefined ? { at: values.at } : {}), actor, type, subject: values.subject, data, ...(profile !== undefined ? { profile } : {}) };
-    const result = lifecycle.appendEvidence(session.files, draft as never, lifecycle.ledgerAdmission(session.registry, session.files, lifecycle.cacheDirFor(io.cwd, io.env)));
+    const draft = { ...(values.at !== undefined ? { at: values.at } : {}), actor, type, subject: values.subject, data: data.value, ...(profile !== undefined ? { profile } : {}) };
+    const keyFile = values.key ?? io.env['ORBITKV_SIGNING_KEY'];
+    const key = keyFile !== undefined && keyFile !== '' ? lifecycle.loadSigningKey(resolve(io.cwd, keyFile)) : undefined;
+    if (key && 'code' in key) {
+      show([key]);
+      io.err('evidence: nothing appended\n');
+      return EXIT.failed;
+    }
+    const cacheDir = lifecycle.cacheDirFor(io.cwd, io.env);
+    // $ORBITKV_NOW stands in for the clock the time is checked against (replaying a ledger, specs).
+    const clock = io.env['ORBITKV_NOW'] !== undefined ? Date.parse(io.env['ORBITKV_NOW']) : undefined;
+    if (clock !== undefined && Number.isNaN(clock)) throw new UsageError(`ORBITKV_NOW '${io.env['ORBITKV_NOW']}' is not a timestamp`);
+    const result = lifecycle.appendEvidence(session.files, draft as never, lifecycle.ledgerAdmission(session.registry, session.files, { committed: lifecycle.snapshotOnCommit(cacheDir, session.registry, session.files), ...(key ? { key } : {}), ...(clock !== undefined ? { now: () => clock } : {}) }));
     if (!result.record) {
       show(result.diagnostics);
       io.err('evidence: nothing appended\n');
@@ -93,13 +136,6 @@ export const command: CommandModule = {
   },
 };
 
-function parseJson(text: string, option: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${option} is not JSON: ${(error as Error).message}`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${option} must be a JSON object`);
-  return value as Record<string, unknown>;
+function parseJson(text: string, option: string): ReturnType<typeof parseEvidenceJson> {
+  return parseEvidenceJson(text, option);
 }

@@ -41,16 +41,18 @@ export const command: CommandModule = {
     if (values.at !== undefined && at === undefined) throw new UsageError(`--at '${values.at}' is not a date`, 'use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ');
     const { formatDiagnostics } = await import('../../diagnostics/index.js');
     const session = lifecycle.openSession(io.cwd, values.registry);
+    const cacheDir = values['no-cache'] ? undefined : lifecycle.cacheDirFor(io.cwd, io.env);
     const { board, loaded } = lifecycle.loadBoard(session.registry, session.files, {
       ...(at !== undefined ? { until: at } : {}),
-      ...(values['no-cache'] ? {} : { cacheDir: lifecycle.cacheDirFor(io.cwd, io.env) }),
+      ...(cacheDir !== undefined ? { cacheDir } : {}),
     });
     // Filters narrow the rows shown; the ledger and board diagnostics are reported whole.
     if (kinds || states || values.stale) {
       board.rows = board.rows.filter((r) => (!kinds || kinds.includes(r.kind)) && (!states || states.includes(r.state)) && (!values.stale || r.stale !== undefined));
     }
     io.out(lifecycle.renderBoard(board, format));
-    const problems = [...session.diagnostics.filter((d) => d.severity === 'error'), ...loaded.diagnostics, ...board.diagnostics];
+    const cacheWarnings = values['no-cache'] ? [] : [...lifecycle.cacheDirNotice(io.env), ...loaded.warnings];
+    const problems = [...session.diagnostics.filter((d) => d.severity === 'error'), ...loaded.diagnostics, ...board.diagnostics, ...cacheWarnings];
     if (problems.length && format !== 'json') io.err(formatDiagnostics(problems, { format: 'text', root: session.registry.root, cwd: io.cwd }));
     return loaded.diagnostics.length ? EXIT.failed : EXIT.ok;
   },

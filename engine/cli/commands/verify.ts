@@ -89,7 +89,7 @@ export const command: CommandModule = {
  * Appends the run's records through the ledger's public API, each admitted by the lifecycle
  * rules; stops at the first refusal (earlier records stay: each is a fact on its own).
  */
-async function record(report: VerifyReport, registry: Registry, actor: string, cacheDir: string): Promise<{ recorded: number; diagnostics: Diagnostic[] }> {
+async function record(report: VerifyReport, registry: Registry, actor: string, cacheDir: string | undefined): Promise<{ recorded: number; diagnostics: Diagnostic[] }> {
   const { evidenceDrafts } = await import('../../verify/evidence.js');
   const { diagnose } = await import('../../diagnostics/index.js');
   const lifecycle = await import('../../lifecycle/index.js');
@@ -98,7 +98,7 @@ async function record(report: VerifyReport, registry: Registry, actor: string, c
   const files = lifecycle.ledgerFiles(registry.root);
   let recorded = 0;
   for (const draft of built.drafts) {
-    const result = lifecycle.appendEvidence(files, draft, lifecycle.ledgerAdmission(registry, files, cacheDir));
+    const result = lifecycle.appendEvidence(files, draft, lifecycle.ledgerAdmission(registry, files, { committed: lifecycle.snapshotOnCommit(cacheDir, registry, files) }));
     if (!result.record) return { recorded, diagnostics: [...result.diagnostics, diagnose('recordUnavailable', { contract: draft.subject }, `${recorded} of ${built.drafts.length} record(s) appended before the ledger refused one`)] };
     recorded++;
   }

@@ -1,3 +1,4 @@
+import { signerOf } from '../ledger/trust.js';
 import type { EvidenceProfile, EvidenceRecord, EvidenceRecordOf } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
 import { type LedgerPosition, LEDGER_START } from '../ledger/read.js';
@@ -45,7 +46,10 @@ export interface Refusal {
 export interface FoldState {
   position: LedgerPosition;
   pins: Record<string, Pin>;
-  /** Actors who changed what is qualified (pins, adapter consumption, removals): not independent. */
+  /**
+   * Who changed what is qualified (pins, adapter consumption, removals): not independent. A
+   * signed record's author is its key (`key SHA256:...`), an unsigned one's its actor name.
+   */
   authors: string[];
   /** Engine name → last recheck timestamp. */
   engineRechecks: Record<string, string>;
@@ -248,9 +252,19 @@ export function foldRecords(registry: Registry, state: FoldState, records: reado
 
 type Deliver = (slot: number, event: LifecycleEvent, record: EvidenceRecord) => void;
 
+/**
+ * Who a record speaks for when independence is decided: the key that signed it, else (an unsigned
+ * record: the embedded history, or a registry without trusted signers) the actor name it claims.
+ */
+export function authorOf(record: EvidenceRecord): string {
+  const key = signerOf(record);
+  return key !== undefined ? `key ${key}` : record.actor;
+}
+
 function foldOne(world: World, state: FoldState, authors: Set<string>, record: EvidenceRecord, deliver: Deliver): void {
-  const independent = !authors.has(record.actor);
-  if (AUTHORING.has(record.type)) authors.add(record.actor);
+  const author = authorOf(record);
+  const independent = !authors.has(author);
+  if (AUTHORING.has(record.type)) authors.add(author);
   const listeners = world.listenerSlots.get(record.subject) ?? NO_LISTENERS;
   const own = listeners[0];
   const profile = profileFacts(state, record.profile);

@@ -1,34 +1,36 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, truncateSync, writeSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { EvidenceDraft, EvidenceRecord } from '../../model/index.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 import { sealLine } from './canonical.js';
-import { withLock } from './lock.js';
+import { type Lease, withLock } from './lock.js';
 import { type LedgerPosition, type LedgerRead, LEDGER_START } from './position.js';
-import { type LedgerScan, type LedgerSource, scanLedger } from './scan.js';
+import { type LedgerScan, type LedgerSource, bufferSource, scanLedger } from './scan.js';
 import { startHashCheck } from './hash-check.js';
+import { type LedgerHead, checkHead, readHeadFile, writeHeadFile } from './head.js';
+import { openRegular } from './regular.js';
+import { type Trust, historyProblem, loadTrust, trustVetter } from './trust.js';
 
-/** The ledger of a registry: `<registry>/evidence/ledger.jsonl`, its head anchor and its lock. */
+/** The ledger of a registry: `<registry>/evidence/ledger.jsonl`, its head anchor, its lock and its trusted signers. */
 export interface LedgerFiles {
   ledger: string;
   head: string;
   lock: string;
+  /** Trusted signers in OpenSSH `allowed_signers` form (see `loadTrust`). */
+  signers: string;
 }
 
 export function ledgerFiles(registryRoot: string): LedgerFiles {
   const ledger = join(registryRoot, 'evidence', 'ledger.jsonl');
-  return { ledger, head: join(registryRoot, 'evidence', 'ledger.head'), lock: `${ledger}.lock` };
+  return { ledger, head: join(registryRoot, 'evidence', 'ledger.head'), lock: `${ledger}.lock`, signers: join(registryRoot, 'evidence', 'allowed_signers') };
 }
 
-/** The last record's seq and hash, rewritten after every append: removing records from the end shows against it. */
-export interface LedgerHead {
-  seq: number;
-  hash: string;
-}
+export type { LedgerHead } from './head.js';
 
 export interface ReadOptions {
   canonical?: boolean;
-  /** Read only the bytes after this position (the warm path). */
+  /** Read only the bytes after this position (the warm path: the caller has proven the bytes before it). */
   from?: LedgerPosition;
   /**
    * Check the line hashes on a worker thread while this thread parses and folds, when at least
@@ -37,6 +39,12 @@ export interface ReadOptions {
    * discards what it made of them and scans again without this option, which names the line.
    */
   parallelHashes?: { minBytes?: number };
+  /** The trusted signers (`loadTrust`): every signature is checked, and unsigned records past the history refused. */
+  trust?: Trust;
+  /** Fed every good line's bytes, newline included, in order (the snapshot's proof of the prefix). */
+  digest?: Hash;
+  /** Called every few thousand records (an append renews its lock lease). */
+  progress?: () => void;
 }
 
 /** The default amount of ledger below which checking hashes inline costs less than starting a thread. */
@@ -51,24 +59,50 @@ export function readLedgerFile(files: LedgerFiles, options: ReadOptions = {}): L
 
 /**
  * Streams a ledger file through the chain check, handing each good record to `onRecord` and
- * keeping none (the cold fold of a large ledger runs in bounded memory); a missing file is an
- * empty ledger. Also checks the head anchor: records removed from the end show against it.
+ * keeping none (the cold fold of a large ledger runs in bounded memory). Refuses a ledger or head
+ * that is not a regular file, then checks the head anchor: a missing ledger under a head, records
+ * without a head, records cut from the end and a head naming another record are errors.
  */
 export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecord: (record: EvidenceRecord) => void): LedgerScan & { recheck?: true } {
-  let fd: number;
-  try {
-    fd = openSync(files.ledger, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { count: 0, diagnostics: [], end: LEDGER_START };
-    throw error;
+  const opened = openRegular(files.ledger);
+  if ('refused' in opened) return { count: 0, diagnostics: [opened.refused], end: options.from ?? LEDGER_START };
+  const trust = options.trust ?? loadTrust(files.signers);
+  if (trust.diagnostics.length) {
+    if ('fd' in opened) closeSync(opened.fd);
+    return { count: 0, diagnostics: trust.diagnostics, end: options.from ?? LEDGER_START };
   }
+  const headRead = readHeadFile(files.head);
+  const head = headRead.head;
+  if ('missing' in opened) {
+    const end = options.from ?? LEDGER_START;
+    const diagnostics = headRead.diagnostics.length ? headRead.diagnostics : checkHead(files.head, files.ledger, head, false, end, () => undefined);
+    return { count: 0, diagnostics, end };
+  }
+  const fd = opened.fd;
   let scan: LedgerScan;
+  let headHash: string | undefined = options.from && head && options.from.seq === head.seq ? options.from.hash : undefined;
+  const vet = trustVetter(trust, files.ledger);
+  const headSeq = head?.seq ?? -1;
+  let n = 0;
+  const progress = options.progress;
+  const take = (record: EvidenceRecord) => {
+    if (record.seq === headSeq) headHash = record.hash;
+    if (progress && (++n & 4095) === 0) progress();
+    onRecord(record);
+  };
   try {
     const start = options.from?.offset ?? 0;
-    const remaining = options.parallelHashes !== undefined && !options.canonical ? fstatSync(fd).size - start : -1;
+    const remaining = options.parallelHashes !== undefined && !options.canonical ? opened.size - start : -1;
     const check = options.parallelHashes !== undefined && remaining >= (options.parallelHashes.minBytes ?? PARALLEL_HASHES_MIN_BYTES) ? startHashCheck(files.ledger, start, remaining) : undefined;
     const source: LedgerSource = (buffer, offset, length, position) => readSync(fd, buffer, offset, length, position);
-    scan = scanLedger(source, { file: files.ledger, ...(options.canonical ? { canonical: true } : {}), ...(options.from ? { from: options.from } : {}), ...(check ? { skipHashes: true } : {}) }, onRecord);
+    scan = scanLedger(source, {
+      file: files.ledger,
+      ...(options.canonical ? { canonical: true } : {}),
+      ...(options.from ? { from: options.from } : {}),
+      ...(check ? { skipHashes: true } : {}),
+      vet,
+      ...(options.digest ? { digest: options.digest } : {}),
+    }, take);
     if (check) {
       const verdict = check.verdict();
       // A clean verdict covers every line: the scan's own findings stand as an inline check would
@@ -80,17 +114,17 @@ export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecor
     closeSync(fd);
   }
   if (scan.diagnostics.length === 0) {
-    const head = readHead(files);
-    if (head && head.seq > scan.end.seq) scan.diagnostics.push(diagnose('ledgerTruncated', { file: files.ledger }, scan.end.seq, head.seq));
-    else if (head && head.seq === scan.end.seq && head.hash !== scan.end.hash) scan.diagnostics.push(diagnose('ledgerChainBroken', { file: files.ledger, range: { line: scan.end.line, col: 1, endLine: scan.end.line, endCol: 1 } }, scan.end.line));
+    if (headRead.diagnostics.length) scan.diagnostics.push(...headRead.diagnostics);
+    else scan.diagnostics.push(...checkHead(files.head, files.ledger, head, true, scan.end, (seq) => (seq === headSeq && headHash !== undefined ? headHash : seq === scan.end.seq - 1 ? scan.end.prev : undefined)));
+    const cut = scan.diagnostics.length ? undefined : historyProblem(trust, files.signers, scan.end.seq);
+    if (cut) scan.diagnostics.push(cut);
   }
   return scan;
 }
 
+/** The head anchor, when it is present and readable. */
 export function readHead(files: LedgerFiles): LedgerHead | undefined {
-  if (!existsSync(files.head)) return undefined;
-  const head = JSON.parse(readFileSync(files.head, 'utf8')) as LedgerHead;
-  return head;
+  return readHeadFile(files.head).head;
 }
 
 /** A draft whose `at` may be left out: then it is the time of the append, taken under the lock. */
@@ -102,55 +136,99 @@ export interface AppendResult {
 }
 
 /**
- * Appends one record under the ledger lock: checks the ledger, seals the draft onto its tail,
- * lets `check` refuse it (registry rules, pins, lifecycle: `ledgerAdmission`), then writes the whole line
- * with one `write`, fsyncs, and moves the head anchor. Nothing is written when anything fails.
+ * What an append asks before it writes. The ledger is streamed once under the lock: every good
+ * record goes to `onRecord` (the admission folds from the verified records themselves, never from
+ * a cache), then `check` refuses the sealed record or lets it through. `sign` turns the sealed
+ * body into its signature (`--key`); `committed` hears of the record once it is durable, with the
+ * digest of every ledger byte up to its end (the snapshot store's proof).
  */
-export function appendEvidence(files: LedgerFiles, draft: StampableDraft, check: (record: EvidenceRecord, end: LedgerPosition) => Diagnostic[]): AppendResult {
+export interface Admission {
+  onRecord(record: EvidenceRecord): void;
+  check(record: EvidenceRecord, end: LedgerPosition): Diagnostic[];
+  sign?(body: Record<string, unknown>): { signature: string } | Diagnostic;
+  committed?(record: EvidenceRecord, end: LedgerPosition, prefixDigest: string): void;
+  /** The trusted signers the chain is checked against. */
+  trust?: Trust;
+}
+
+/**
+ * Appends one record under the ledger lock: checks the ledger (streamed into the admission's
+ * fold), seals the draft onto its tail, lets the admission refuse it (registry rules, pins,
+ * lifecycle), then writes the whole line with one `write`, fsyncs, and moves the head anchor.
+ * Nothing is written when anything fails, nor when the lock's lease was lost meanwhile.
+ */
+export function appendEvidence(files: LedgerFiles, draft: StampableDraft, admission: Admission): AppendResult {
   mkdirSync(dirname(files.ledger), { recursive: true });
-  const outcome = withLock(files.lock, (): AppendResult => {
-    // The whole chain is checked (streamed, nothing kept): nothing is appended to a damaged ledger.
-    const read = scanLedgerFile(files, {}, () => undefined);
+  const outcome = withLock(files.lock, (lease: Lease): AppendResult => {
+    const digest = createHash('sha256');
+    const read = scanLedgerFile(files, { digest, progress: lease.renew, ...(admission.trust ? { trust: admission.trust } : {}) }, admission.onRecord);
     if (read.diagnostics.length) return { diagnostics: read.diagnostics };
+    lease.renew();
     // Stamped under the lock, so concurrent appenders never record time going backwards.
     const at = draft.at ?? new Date().toISOString();
-    const body = { ...draft, at, seq: read.end.seq + 1, prev: read.end.hash } as Record<string, unknown>;
+    let body = { ...draft, at, seq: read.end.seq + 1, prev: read.end.hash } as Record<string, unknown>;
+    if (admission.sign) {
+      const signed = admission.sign(body);
+      if ('code' in signed) return { diagnostics: [signed] };
+      body = { ...body, signature: signed.signature };
+    }
     const { line, hash } = sealLine(body);
     const record = { ...body, hash } as unknown as EvidenceRecord;
-    const problems = check(record, read.end);
+    // The record must pass the scan's own trust check, or the ledger would refuse itself after this append.
+    const untrusted = trustVetter(admission.trust ?? loadTrust(files.signers), files.ledger)(record, read.end.line + 1);
+    if (untrusted) return { diagnostics: [untrusted] };
+    const problems = admission.check(record, read.end);
     if (problems.some((d) => d.severity === 'error')) return { diagnostics: problems };
+    if (!lease.held()) return { diagnostics: [diagnose('ledgerLockLost', { file: files.lock })] };
+    const bytes = Buffer.from(`${line}\n`);
     const fd = openSync(files.ledger, 'a');
     try {
-      const bytes = Buffer.from(`${line}\n`);
       const written = writeSync(fd, bytes);
       if (written !== bytes.length) throw new Error(`short write to ${files.ledger}: ${written} of ${bytes.length} bytes`);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    writeHead(files, { seq: record.seq, hash: record.hash });
+    writeHeadFile(files.head, { seq: record.seq, hash: record.hash });
+    const end: LedgerPosition = { seq: record.seq, hash: record.hash, at: record.at, offset: read.end.offset + bytes.length, line: read.end.line + 1, prev: record.prev };
+    admission.committed?.(record, end, digest.update(bytes).digest('hex'));
     return { record, diagnostics: problems };
   });
   return 'code' in outcome ? { diagnostics: [outcome] } : outcome;
 }
 
-function writeHead(files: LedgerFiles, head: LedgerHead): void {
-  const tmp = `${files.head}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, `${JSON.stringify(head)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, files.head);
-}
-
-/** Drops a torn last line (and only that): truncates the file to the end of the last complete record. */
-export function repairTornLine(files: LedgerFiles): { dropped?: number; diagnostics: Diagnostic[] } {
+/**
+ * Mends the end of a ledger an append was interrupted at. A last line without its newline that is
+ * a complete, valid record continuing the chain gets its newline (and the head moves onto it); a
+ * torn one is dropped, and only that.
+ */
+export function repairTornLine(files: LedgerFiles, trust?: Trust): { dropped?: number; completed?: number; diagnostics: Diagnostic[] } {
   const outcome = withLock(files.lock, () => {
-    const read = readLedgerFile(files);
+    const read = readLedgerFile(files, trust ? { trust } : {});
     if (!read.torn) return { diagnostics: read.diagnostics };
+    const opened = openRegular(files.ledger);
+    if (!('fd' in opened)) return { diagnostics: read.diagnostics };
+    const tail = Buffer.alloc(opened.size - read.torn.offset + 1);
+    try {
+      readSync(opened.fd, tail, 0, tail.length - 1, read.torn.offset);
+    } finally {
+      closeSync(opened.fd);
+    }
+    tail[tail.length - 1] = 0x0a;
+    const last: EvidenceRecord[] = [];
+    const vet = trustVetter(trust ?? loadTrust(files.signers), files.ledger);
+    const completed = scanLedger(bufferSource(tail, read.torn.offset), { file: files.ledger, canonical: true, from: read.end, vet }, (r) => last.push(r));
+    if (completed.diagnostics.length === 0 && completed.count === 1) {
+      const fd = openSync(files.ledger, 'a');
+      try {
+        writeSync(fd, '\n');
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      writeHeadFile(files.head, { seq: last[0]!.seq, hash: last[0]!.hash });
+      return { completed: read.torn.line, diagnostics: [] };
+    }
     truncateSync(files.ledger, read.torn.offset);
     return { dropped: read.torn.line, diagnostics: [] };
   });

@@ -5,3 +5,8 @@ export { type LedgerScan, type LedgerSource, type ScanOptions, scanLedger, buffe
 export { withLock } from './lock.js';
 export { validateRecord } from './validate.js';
 export { EVIDENCE_RULES, EVIDENCE_TYPES, isEvidenceType } from './rules.js';
+export { type Admission } from './file.js';
+export { type Trust, type Signer, NO_TRUST, loadTrust, parseAllowedSigners, signedMessage, signerOf, loadSigningKey, signRecord } from './trust.js';
+export { SIGNATURE_NAMESPACE, type SshPublicKey, type SshSigningKey, armorSignature, parseOpenSshPrivateKey, parseSignature, publicKeyFromBlob, signMessage, verifyMessage } from './sshsig.js';
+export { MAX_DATA_DEPTH, parseEvidenceJson } from './data.js';
+export { LEASE_MS, type Lease } from './lock.js';

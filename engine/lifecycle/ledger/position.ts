@@ -14,6 +14,8 @@ export interface LedgerPosition {
   offset: number;
   /** Its line number (0 at the start). */
   line: number;
+  /** Its `prev`: the hash of the record before it (absent at the start), so a head one record behind is checked without reading back. */
+  prev?: string;
 }
 
 export const LEDGER_START: LedgerPosition = { seq: 0, hash: GENESIS, at: '', offset: 0, line: 0 };

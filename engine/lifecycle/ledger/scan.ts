@@ -3,6 +3,7 @@ import type { EvidenceRecord } from '../../model/index.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 import { HASH_SUFFIX_LENGTH, canonicalJson } from './canonical.js';
 import { type LedgerPosition, type LedgerRead, LEDGER_START } from './position.js';
+import { isCalendarTimestamp } from './time.js';
 
 /**
  * Reads `length` bytes at `position` of the ledger into `buffer` at `offset`; returns how many
@@ -19,6 +20,10 @@ export interface ScanOptions {
   from?: LedgerPosition;
   /** Leave the line hashes unchecked: another thread checks them (`startHashCheck`). */
   skipHashes?: boolean;
+  /** A further check of each record that passed the chain checks (signatures): a diagnostic stops the scan there. */
+  vet?: (record: EvidenceRecord, line: number) => Diagnostic | undefined;
+  /** Fed each good line's bytes, newline included. */
+  digest?: { update(bytes: Uint8Array): unknown };
 }
 
 /** What a scan found: the records are handed to the caller one by one, not kept. */
@@ -54,11 +59,12 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
   let hash = from.hash;
   let at = from.at;
   let lastLine = from.line;
+  let before = from.prev;
   let bytes = from.offset;
   // The last good record's time, parsed once: each line's time is parsed once, then carried.
   let time = at !== '' ? Date.parse(at) : NaN;
   let count = 0;
-  const position = (): LedgerPosition => ({ seq, hash, at, offset: bytes, line: lastLine });
+  const position = (): LedgerPosition => ({ seq, hash, at, offset: bytes, line: lastLine, ...(before !== undefined ? { prev: before } : {}) });
   const site = (line: number) => ({ ...(file !== undefined ? { file } : {}), range: { line, col: 1, endLine: line, endCol: 1 } });
   const fail = (d: Diagnostic): LedgerScan => ({ count, diagnostics: [d], end: position() });
 
@@ -110,15 +116,18 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
       if (shape) return fail(diagnose('ledgerInvalidRecord', site(lineNo), lineNo, shape));
       const recordTime = record.at === at ? time : Date.parse(record.at);
       if (at !== '' && recordTime < time) return fail(diagnose('ledgerTimeOrder', site(lineNo), lineNo));
-      if (bodyText !== undefined) {
-        const { hash: _hash, ...fields } = record;
-        if (canonicalJson(fields) !== bodyText) return fail(diagnose('ledgerNotCanonical', site(lineNo), lineNo));
+      if (bodyText !== undefined && !isCanonical(record, bodyText)) return fail(diagnose('ledgerNotCanonical', site(lineNo), lineNo));
+      if (options.vet) {
+        const refused = options.vet(record, lineNo);
+        if (refused) return fail(refused);
       }
+      options.digest?.update(buffer.subarray(cursor, nl + 1));
       onRecord(record);
       count++;
       cursor = nl + 1;
       bytes += length + 1;
       seq = record.seq;
+      before = record.prev;
       hash = record.hash;
       at = record.at;
       time = recordTime;
@@ -168,13 +177,24 @@ function findEarlier(source: LedgerSource, from: LedgerPosition, before: number,
   return undefined;
 }
 
+/** The body text is the record's canonical JSON (a number with no JSON form, such as 1e400, is not). */
+function isCanonical(record: EvidenceRecord, bodyText: string): boolean {
+  const { hash: _hash, ...fields } = record;
+  try {
+    return canonicalJson(fields) === bodyText;
+  } catch {
+    return false;
+  }
+}
+
 /** Top-level fields the fold relies on; data fields are checked against the registry on append. */
 function shapeProblem(r: EvidenceRecord): string | undefined {
   if (!Number.isInteger(r.seq)) return 'seq must be an integer';
-  if (typeof r.at !== 'string' || !TIMESTAMP.test(r.at)) return 'at must be a UTC timestamp';
+  if (typeof r.at !== 'string' || !TIMESTAMP.test(r.at) || !isCalendarTimestamp(r.at)) return 'at must be a UTC timestamp of a day that exists';
   if (typeof r.actor !== 'string' || r.actor === '') return 'actor must be a non-empty string';
   if (typeof r.type !== 'string' || typeof r.subject !== 'string') return 'type and subject must be strings';
   if (typeof r.data !== 'object' || r.data === null) return 'data must be an object';
+  if (r.signature !== undefined && typeof r.signature !== 'string') return 'signature must be a string';
   return undefined;
 }
 

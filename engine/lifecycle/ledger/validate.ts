@@ -3,6 +3,7 @@ import type { Registry } from '../../registry/index.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 import { EVIDENCE_RULES, EVIDENCE_TYPES, type FieldShape, isEvidenceType } from './rules.js';
 import { isCellOf } from '../machines/cells.js';
+import { isCalendarTimestamp } from './time.js';
 
 const SHA = /^[0-9a-f]{64}$/;
 const COMMIT = /^[0-9a-f]{40}$/;
@@ -20,7 +21,8 @@ export function validateRecord(registry: Registry, record: EvidenceRecord): Diag
   const site = { contract: record.subject };
   if (!isEvidenceType(record.type)) return [diagnose('evidenceUnknownType', site, String(record.type), EVIDENCE_TYPES.join(', '))];
   if (typeof record.actor !== 'string' || record.actor.trim() === '') out.push(diagnose('evidenceMissingField', site, 'actor', record.type));
-  if (typeof record.at !== 'string' || !TIMESTAMP.test(record.at) || Number.isNaN(Date.parse(record.at))) out.push(diagnose('evidenceBadField', site, 'at', 'a UTC timestamp YYYY-MM-DDTHH:MM:SSZ'));
+  if (typeof record.at !== 'string' || !TIMESTAMP.test(record.at)) out.push(diagnose('evidenceBadField', site, 'at', 'a UTC timestamp YYYY-MM-DDTHH:MM:SSZ'));
+  else if (!isCalendarTimestamp(record.at)) out.push(diagnose('evidenceBadDate', site, 'at', record.at));
   const subject = registry.get(record.subject);
   if (!subject) return [...out, diagnose('evidenceUnknownSubject', site, record.subject)];
   const rule = EVIDENCE_RULES[record.type];

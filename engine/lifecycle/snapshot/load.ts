@@ -1,8 +1,10 @@
 import type { Registry } from '../../registry/index.js';
+import { createHash } from 'node:crypto';
 import type { Diagnostic } from '../../diagnostics/index.js';
-import { type LedgerFiles, scanLedgerFile } from '../ledger/file.js';
-import { type FoldState, LedgerFolder, initialFold } from './fold.js';
-import { loadCachedSnapshot, registryFingerprint, storeCachedFold } from './cache.js';
+import { type LedgerFiles, readHead, scanLedgerFile } from '../ledger/file.js';
+import { loadTrust } from '../ledger/trust.js';
+import { type FoldState, LedgerFolder, initialFold } from '../fold/fold.js';
+import { loadCachedSnapshot, registryFingerprint, storeCachedFold } from './store.js';
 import { type Board, type RowMemo, boardFromFold } from '../board/board.js';
 
 /** Records past the snapshot that make the warm path rewrite it. */
@@ -30,6 +32,12 @@ export interface LoadedFold {
   storeDue: boolean;
   /** The registry fingerprint the snapshot is keyed by (with a cache folder): computed once, for the rewrite. */
   fingerprint?: string;
+  /** sha256 of the ledger bytes the fold covers (with a cache folder and a clean ledger): the snapshot's proof. */
+  prefix?: string;
+  /** The trusted signers' fingerprint the ledger was checked under. */
+  trust: string;
+  /** Snapshot cache warnings (it could not be written): the fold stands without it. */
+  warnings: Diagnostic[];
 }
 
 /**
@@ -39,21 +47,29 @@ export interface LoadedFold {
  */
 export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFoldOptions = {}): LoadedFold {
   const { cacheDir, until } = options;
+  const trust = loadTrust(files.signers);
   const fingerprint = cacheDir !== undefined && until === undefined ? registryFingerprint(registry) : undefined;
+  const warnings: Diagnostic[] = [];
   if (cacheDir !== undefined && fingerprint !== undefined) {
-    const cached = loadCachedSnapshot(cacheDir, files, registry, fingerprint);
-    if (cached) {
+    // Resumed only from a position the snapshot proves: its seal holds and the ledger's bytes before it hash as they did.
+    const cached = trust.diagnostics.length ? undefined : loadCachedSnapshot(cacheDir, files, registry, fingerprint, trust.fingerprint);
+    // A head anchoring a record inside the snapshot's prefix (before its last two) is checked by a scan that reads that record: the cold one.
+    const head = cached ? readHead(files) : undefined;
+    if (cached && !(head && head.seq < cached.state.position.seq - 1)) {
       const state = cached.state;
       const folder = new LedgerFolder(registry, state, { trace: false });
-      const scan = scanLedgerFile(files, { from: state.position }, (record) => folder.push(record));
+      const digest = cached.digest;
+      const scan = scanLedgerFile(files, { from: state.position, trust, digest }, (record) => folder.push(record));
       folder.finish();
       state.position = scan.end;
       const rows = cached.rows;
       if (rows) for (const id of folder.moved()) rows.delete(id);
+      const clean = scan.diagnostics.length === 0;
+      const prefix = clean ? digest.digest('hex') : undefined;
       // Rewriting the snapshot costs more than re-folding a short tail: rewrite once the tail is long.
-      const storeDue = scan.diagnostics.length === 0 && (scan.count >= REWRITE_AFTER || !rows);
-      if (storeDue && !options.deferStore) storeCachedFold(cacheDir, files, registry, state, fingerprint);
-      return { state, diagnostics: scan.diagnostics, fromCache: true, ...(rows ? { rows } : {}), storeDue, fingerprint };
+      const storeDue = clean && (scan.count >= REWRITE_AFTER || !rows);
+      if (storeDue && !options.deferStore) warnings.push(...storeCachedFold(cacheDir, files, registry, state, prefix!, fingerprint, undefined, trust.fingerprint));
+      return { state, diagnostics: scan.diagnostics, fromCache: true, ...(rows ? { rows } : {}), storeDue, fingerprint, ...(prefix ? { prefix } : {}), trust: trust.fingerprint, warnings };
     }
   }
   // The records stream from the reader into the fold: none is kept. A worker thread checks the
@@ -61,16 +77,19 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
   // Without history and evidence lists: what loads a fold here shows states, not their story (`explain` folds with them).
   const foldOptions = { trace: false, ...(until !== undefined ? { until } : {}) };
   let folder = new LedgerFolder(registry, initialFold(registry), foldOptions);
-  let scan = scanLedgerFile(files, { parallelHashes: options.parallelHashes ?? {} }, (record) => folder.push(record));
+  let digest = createHash('sha256');
+  let scan = scanLedgerFile(files, { parallelHashes: options.parallelHashes ?? {}, trust, digest }, (record) => folder.push(record));
   if (scan.recheck) {
     folder = new LedgerFolder(registry, initialFold(registry), foldOptions);
-    scan = scanLedgerFile(files, {}, (record) => folder.push(record));
+    digest = createHash('sha256');
+    scan = scanLedgerFile(files, { trust, digest }, (record) => folder.push(record));
   }
   const state = folder.finish();
   if (until === undefined) state.position = scan.end;
   const storeDue = cacheDir !== undefined && fingerprint !== undefined && scan.diagnostics.length === 0;
-  if (storeDue && !options.deferStore) storeCachedFold(cacheDir, files, registry, state, fingerprint);
-  return { state, diagnostics: scan.diagnostics, fromCache: false, storeDue, ...(fingerprint !== undefined ? { fingerprint } : {}) };
+  const prefix = storeDue ? digest.digest('hex') : undefined;
+  if (storeDue && !options.deferStore) warnings.push(...storeCachedFold(cacheDir, files, registry, state, prefix!, fingerprint, undefined, trust.fingerprint));
+  return { state, diagnostics: scan.diagnostics, fromCache: false, storeDue, ...(fingerprint !== undefined ? { fingerprint } : {}), ...(prefix ? { prefix } : {}), trust: trust.fingerprint, warnings };
 }
 
 export interface LoadBoardOptions {
@@ -93,6 +112,6 @@ export function loadBoard(registry: Registry, files: LedgerFiles, options: LoadB
   const loaded = loadFold(registry, files, { ...(cacheDir !== undefined ? { cacheDir } : {}), ...(options.until !== undefined ? { until: options.until } : {}), deferStore: true });
   const memo: RowMemo = loaded.rows ?? new Map();
   const board = boardFromFold(registry, loaded.state, options.at ?? options.until ?? new Date().toISOString(), options.staleness ?? true, memo);
-  if (cacheDir !== undefined && loaded.storeDue) storeCachedFold(cacheDir, files, registry, loaded.state, loaded.fingerprint, memo);
+  if (cacheDir !== undefined && loaded.storeDue && loaded.prefix !== undefined) loaded.warnings.push(...storeCachedFold(cacheDir, files, registry, loaded.state, loaded.prefix, loaded.fingerprint, memo, loaded.trust));
   return { board, loaded };
 }

@@ -1,3 +1,4 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual, type Hash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -5,15 +6,29 @@ import type { RowCore, RowMemo } from '../board/board.js';
 import type { Registry } from '../../registry/index.js';
 import { sha256 } from '../ledger/canonical.js';
 import type { LedgerFiles } from '../ledger/file.js';
-import { type ContractFold, type FoldState } from './fold.js';
-import { machinesDefinitionHash, worldOf } from './world.js';
+import { openRegular } from '../ledger/regular.js';
+import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
+import { type ContractFold, type FoldState } from '../fold/fold.js';
+import { machinesDefinitionHash, worldOf } from '../fold/world.js';
 
 /** The snapshot cache folder under a working directory; git-ignored. */
 export const CACHE_DIR = '.orbitkv-cache';
 
-/** Where the snapshot cache lives: `$ORBITKV_CACHE_DIR`, else `.orbitkv-cache/` under `cwd`. */
-export function cacheDirFor(cwd: string, env: NodeJS.ProcessEnv): string {
-  return resolve(cwd, env.ORBITKV_CACHE_DIR ?? CACHE_DIR);
+/**
+ * Where the snapshot cache lives: `$ORBITKV_CACHE_DIR`, else `.orbitkv-cache/` under `cwd`;
+ * undefined (no cache, with warning OKV4402 from `cacheDirNotice`) when the variable is set empty,
+ * which would otherwise mean the working folder itself.
+ */
+export function cacheDirFor(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+  const named = env.ORBITKV_CACHE_DIR;
+  if (named !== undefined && named.trim() === '') return undefined;
+  return resolve(cwd, named ?? CACHE_DIR);
+}
+
+/** The warning `cacheDirFor` gives no cache for. */
+export function cacheDirNotice(env: NodeJS.ProcessEnv): Diagnostic[] {
+  const named = env.ORBITKV_CACHE_DIR;
+  return named !== undefined && named.trim() === '' ? [diagnose('cacheDirEmpty', {})] : [];
 }
 
 /** Identifies the registry's content: any contract edit gives another fold. */
@@ -33,7 +48,7 @@ export function lifecycleCodeHash(): string {
     const here = fileURLToPath(import.meta.url);
     const root = fileURLToPath(new URL('..', import.meta.url));
     const parts: string[] = [];
-    for (const dir of ['machines', 'fold', 'matrix', 'board']) {
+    for (const dir of ['machines', 'fold', 'matrix', 'board', 'snapshot']) {
       const folder = join(root, dir);
       if (!existsSync(folder)) {
         // Bundled into one file (the GPU-host benches): that file is the code.
@@ -53,6 +68,10 @@ interface CacheFile {
   code: string;
   registry: string;
   ledger: string;
+  /** The trusted signers' fingerprint the prefix was checked under. */
+  trust: string;
+  /** sha256 of the ledger's bytes before `state.position.offset`: the warm path re-hashes them and compares. */
+  prefix: string;
   state: FoldState;
   /** Gate results, once each: every listener of a record shares its result, so contexts store indexes here. */
   results: unknown[];
@@ -101,6 +120,11 @@ function mapResults(context: WithResults, map: (value: unknown) => unknown): Wit
   return out;
 }
 
+/** A snapshot file exists for this ledger (valid or not: loading decides). */
+export function hasSnapshot(dir: string, files: LedgerFiles): boolean {
+  return existsSync(cacheFile(dir, files));
+}
+
 function cacheFile(dir: string, files: LedgerFiles): string {
   return join(dir, `fold-${sha256(resolve(files.ledger)).slice(0, 16)}.json`);
 }
@@ -110,30 +134,92 @@ function cacheFile(dir: string, files: LedgerFiles): string {
  * are the ones it was made with and the ledger still holds the record it ended at. Only the
  * bytes after that position need reading then. Undefined otherwise.
  */
-export function loadCachedFold(dir: string, files: LedgerFiles, registry: Registry, fingerprint = registryFingerprint(registry)): FoldState | undefined {
-  return loadCachedSnapshot(dir, files, registry, fingerprint)?.state;
+export function loadCachedFold(dir: string, files: LedgerFiles, registry: Registry, fingerprint = registryFingerprint(registry), trust = ''): FoldState | undefined {
+  return loadCachedSnapshot(dir, files, registry, fingerprint, trust)?.state;
 }
 
-/** The cached snapshot (fold and board rows) under the same conditions as `loadCachedFold`. */
-export function loadCachedSnapshot(dir: string, files: LedgerFiles, registry: Registry, fingerprint = registryFingerprint(registry)): CachedSnapshot | undefined {
+/**
+ * The cached snapshot (fold and board rows) under the same conditions as `loadCachedFold`. The
+ * snapshot is read only when its seal (an HMAC under this cache folder's private key) matches,
+ * so a hand-edited state is never shown; and only resumed when the ledger's bytes before its
+ * position hash to the digest it was made from, so an edit, swap or removal anywhere in the prefix
+ * (mtime put back or not) sends the fold back to the start, which names the bad line. `digest`
+ * comes back holding the hash of that prefix, ready to be continued over the tail.
+ */
+export function loadCachedSnapshot(dir: string, files: LedgerFiles, registry: Registry, fingerprint = registryFingerprint(registry), trust = ''): (CachedSnapshot & { digest: Hash }) | undefined {
   const file = cacheFile(dir, files);
   if (!existsSync(file)) return undefined;
   let cached: CacheFile;
   try {
-    cached = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
+    const key = cacheKey(dir, false);
+    if (!key) return undefined;
+    const text = readFileSync(file, 'utf8');
+    const nl = text.indexOf('\n');
+    const seal = Buffer.from(text.slice(0, nl), 'hex');
+    const body = text.slice(nl + 1);
+    const expected = createHmac('sha256', key).update(body).digest();
+    if (nl < 0 || seal.length !== expected.length || !timingSafeEqual(seal, expected)) return undefined; // Edited, torn or sealed under another key.
+    cached = JSON.parse(body) as CacheFile;
   } catch {
     return undefined; // A torn cache write: fold from the start and rewrite it.
   }
-  if (cached.machines !== machinesDefinitionHash() || cached.code !== lifecycleCodeHash() || cached.registry !== fingerprint || cached.ledger !== resolve(files.ledger)) return undefined;
+  if (cached.machines !== machinesDefinitionHash() || cached.code !== lifecycleCodeHash() || cached.registry !== fingerprint || cached.ledger !== resolve(files.ledger) || cached.trust !== trust) return undefined;
   try {
-    return decodeSnapshot(cached, files, registry);
+    const offset = cached.state.position.offset;
+    if (!Number.isSafeInteger(offset) || offset < 0) return undefined;
+    const digest = prefixDigest(files, offset);
+    if (!digest || digest.copy().digest('hex') !== cached.prefix) return undefined;
+    const decoded = decodeSnapshot(cached, registry);
+    return decoded && { ...decoded, digest };
   } catch {
-    return undefined; // A body that does not decode (edited by hand): the cache is disposable, fold from the start.
+    return undefined; // A body that does not decode: the cache is disposable, fold from the start.
   }
 }
 
-function decodeSnapshot(cached: CacheFile, files: LedgerFiles, registry: Registry): CachedSnapshot | undefined {
-  if (!ledgerStillEndsWith(files, cached.state.position.offset, cached.state.position.hash)) return undefined;
+/** The sha256 state over the ledger's first `offset` bytes; undefined when it is not a regular file that long. */
+function prefixDigest(files: LedgerFiles, offset: number): Hash | undefined {
+  const hash = createHash('sha256');
+  if (offset === 0) return hash;
+  const opened = openRegular(files.ledger);
+  if (!('fd' in opened)) return undefined;
+  try {
+    if (opened.size < offset) return undefined;
+    const chunk = Buffer.allocUnsafe(Math.min(offset, 4 << 20));
+    for (let at = 0; at < offset; ) {
+      const n = readSync(opened.fd, chunk, 0, Math.min(chunk.length, offset - at), at);
+      if (n === 0) return undefined;
+      hash.update(n === chunk.length ? chunk : chunk.subarray(0, n));
+      at += n;
+    }
+    return hash;
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/**
+ * The cache folder's private key (32 random bytes, mode 0600, made on first write): snapshots
+ * are sealed with it. Undefined when there is none (and `create` is false) or it is unreadable.
+ */
+function cacheKey(dir: string, create: boolean): Buffer | undefined {
+  const file = join(dir, 'seal.key');
+  try {
+    const key = readFileSync(file);
+    return key.length === 32 ? key : undefined;
+  } catch (error) {
+    if (!create || (error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+  }
+  const key = randomBytes(32);
+  try {
+    writeFileSync(file, key, { flag: 'wx', mode: 0o600 });
+    return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return cacheKey(dir, false);
+    throw error;
+  }
+}
+
+function decodeSnapshot(cached: CacheFile, registry: Registry): CachedSnapshot | undefined {
   const world = worldOf(registry);
   const table = cached.results;
   const fromTable = (i: unknown) => table[i as number];
@@ -156,8 +242,25 @@ function decodeSnapshot(cached: CacheFile, files: LedgerFiles, registry: Registr
   return { state: cached.state, rows };
 }
 
-export function storeCachedFold(dir: string, files: LedgerFiles, registry: Registry, state: FoldState, fingerprint = registryFingerprint(registry), rows?: RowMemo): void {
+/**
+ * Writes the snapshot of `state` (the fold of the ledger's bytes before `state.position.offset`,
+ * whose sha256 is `prefix`), sealed under the folder's key. The cache only saves time: a folder
+ * that cannot be written gives warning OKV4401 and the command carries on without it.
+ */
+export function storeCachedFold(dir: string, files: LedgerFiles, registry: Registry, state: FoldState, prefix: string, fingerprint = registryFingerprint(registry), rows?: RowMemo, trust = ''): Diagnostic[] {
+  try {
+    writeSnapshot(dir, files, registry, state, prefix, fingerprint, rows, trust);
+    return [];
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    return [diagnose('cacheUnwritable', { file: dir }, dir, code)];
+  }
+}
+
+function writeSnapshot(dir: string, files: LedgerFiles, registry: Registry, state: FoldState, prefix: string, fingerprint: string, rows: RowMemo | undefined, trust: string): void {
   mkdirSync(dir, { recursive: true });
+  const key = cacheKey(dir, true)!;
   // The static requirement specs are rebuilt from the registry, and the per-contract history and
   // evidence lists serve only `explain`, which folds from the start: storing them would only add
   // bytes (a contract's `since` is kept).
@@ -183,24 +286,10 @@ export function storeCachedFold(dir: string, files: LedgerFiles, registry: Regis
     const { id: _id, kind: _kind, title: _title, ...row } = core.row;
     return [id, { ...core, row }];
   })) : undefined;
-  const body: CacheFile = { machines: machinesDefinitionHash(), code: lifecycleCodeHash(), registry: fingerprint, ledger: resolve(files.ledger), state: { ...state, contracts }, results, ...(stored ? { rows: stored as Record<string, RowCore> } : {}) };
+  const body: CacheFile = { machines: machinesDefinitionHash(), code: lifecycleCodeHash(), registry: fingerprint, ledger: resolve(files.ledger), trust, prefix, state: { ...state, contracts }, results, ...(stored ? { rows: stored as Record<string, RowCore> } : {}) };
+  const text = JSON.stringify(body);
   const file = cacheFile(dir, files);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(body));
+  writeFileSync(tmp, `${createHmac('sha256', key).update(text).digest('hex')}\n${text}`);
   renameSync(tmp, file);
-}
-
-/** The line ending at `offset` carries `hash` (the suffix every ledger line has). */
-function ledgerStillEndsWith(files: LedgerFiles, offset: number, hash: string): boolean {
-  if (offset === 0) return true;
-  const suffix = `"hash":"${hash}"}\n`;
-  if (!existsSync(files.ledger) || offset < suffix.length) return false;
-  const fd = openSync(files.ledger, 'r');
-  try {
-    const buffer = Buffer.alloc(suffix.length);
-    const n = readSync(fd, buffer, 0, suffix.length, offset - suffix.length);
-    return n === suffix.length && buffer.toString('utf8') === suffix;
-  } finally {
-    closeSync(fd);
-  }
 }
