@@ -80,6 +80,18 @@ export interface ProductScenario {
   needs: 'cpu' | 'gpu' | 'engine';
 }
 
+/** A labelled project URL of the generated packages' metadata. */
+export interface ProjectUrl {
+  /**
+   * @pattern ^[A-Za-z][A-Za-z0-9 ._-]*$
+   */
+  label: string;
+  /**
+   * @pattern ^https://[^\s"'<>\\]+$
+   */
+  url: string;
+}
+
 /**
  * Who the registry's product is: the name its adapters, messages and packages carry, the prefix
  * of its adapter packages and of its environment variables, and the lifecycle and scenario names
@@ -104,8 +116,8 @@ export interface ProductRule {
   envPrefix: string;
   /** Package metadata: SPDX license expression of the generated packages. */
   license?: string;
-  /** Package metadata: project URLs by label (`Homepage`, `Source`). */
-  urls?: Record<string, string>;
+  /** Package metadata: project URLs (`Homepage`, `Source`). */
+  urls?: ProjectUrl[];
   /** Runtime lifecycle names of the product's own runtime, guarded by hooks beside the Manager's. */
   lifecycles?: string[];
   /** The product's own qualification scenarios (gates with `scenario.runner: product`). */

@@ -114,6 +114,11 @@ export function planAdapters(registry: Registry, version: string): AdapterPlan {
     const context: TemplateContext = { registry, engine, interfaces, hooks, importName, product };
     const templateData = template.data(context);
     diagnostics.push(...templateData.diagnostics);
+    if (templateData.adapterModule === '') {
+      // No integration style: the template's own findings say why; nothing else can be checked.
+      skip();
+      continue;
+    }
     for (const iface of adapters) {
       const parts = iface.adapterClass!.split('.');
       const at = { contract: iface.id, ...registry.locate(iface.id, ['adapterClass']) };

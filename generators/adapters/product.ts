@@ -21,7 +21,7 @@ export function productOf(registry: Registry, fallbackImportName: string | undef
   const policy = registry.ofKind('policy').find((p) => p.policy.rule === 'product');
   if (policy && policy.policy.rule === 'product') {
     const rule: ProductRule = policy.policy;
-    return { contract: policy.id, name: rule.name, packagePrefix: rule.packagePrefix, envPrefix: rule.envPrefix, license: rule.license ?? null, urls: { ...(rule.urls ?? {}) } };
+    return { contract: policy.id, name: rule.name, packagePrefix: rule.packagePrefix, envPrefix: rule.envPrefix, license: rule.license ?? null, urls: Object.fromEntries((rule.urls ?? []).map((u) => [u.label, u.url])) };
   }
   const word = (fallbackImportName ?? 'adapter').split('_')[0] || 'adapter';
   return { contract: null, name: word, packagePrefix: word, envPrefix: word.toUpperCase().replace(/[^A-Z0-9]/g, ''), license: null, urls: {} };

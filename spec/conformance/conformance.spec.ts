@@ -47,3 +47,27 @@ describe('conformance: the generated packages in stand-in engines (embedded regi
       passed(log, name);
   });
 });
+
+describe('conformance: a second product (spec/fixtures/tessera) in the same stand-in engines', function () {
+  this.timeout(300_000);
+  const dir = join(REPO, 'spec', 'fixtures', 'tessera');
+
+  it('SGLang HiCache storage style: the dynamic backend builds the storage class, rejections on the live storage config, opt-in hook', () => {
+    const log = conformance('test_sglang_hicache.py', installedSite(dir).site);
+    for (const name of [
+      'test_dynamic_backend_builds_the_storage_class',
+      'test_manager_not_reachable_names_the_product',
+      'test_rejection_on_the_live_storage_config_before_any_connection',
+      'test_storage_class_has_the_whole_abstract_shape',
+      'test_opt_in_hook_registers_with_its_switch_and_is_verified',
+      'test_another_storage_backend_leaves_the_plugin_idle',
+    ])
+      passed(log, name);
+  });
+
+  it('vLLM connector of the second product: factory, preflight and live agree', () => {
+    const log = conformance('test_vllm.py', installedSite(dir).site);
+    for (const name of ['test_factory_builds_the_connector_with_three_arguments', 'test_manager_not_reachable_names_the_product_and_its_env', 'test_08_preflight_and_live_agree_on_config_roots', 'test_09_a_local_version_part_matches_the_pin', 'test_12_a_rejection_is_logged_once'])
+      passed(log, name);
+  });
+});

@@ -64,7 +64,9 @@ function data(context: TemplateContext): TemplateData {
   const styles = (Object.keys(STYLES) as Style[]).filter((style) => context.interfaces.some((i) => consumes(i, STYLES[style].anchor)));
   if (styles.length === 0) diagnostics.push(diagnose('noIntegrationStyle', site, context.engine.name, (Object.keys(STYLES) as Style[]).map((s) => `${s} (${STYLES[s].anchor})`).join(', ')));
   if (styles.length > 1) diagnostics.push(diagnose('integrationStylesMixed', site, context.engine.name, styles.join(', ')));
-  const style: Style = styles[0] ?? 'radix-backend';
+  // Without exactly one style there is nothing to check the rest against.
+  if (styles.length !== 1) return { data: {}, modules: {}, provides: [], adapterModule: '', diagnostics };
+  const style: Style = styles[0]!;
   const need = (suffix: string): { module: string; name: string } => {
     const found = consumedSymbol(context, suffix);
     if (!found) {
