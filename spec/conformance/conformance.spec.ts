@@ -21,6 +21,7 @@ describe('conformance: the generated packages in stand-in engines (embedded regi
       'test_05_nothing_connects_before_the_tree_cache_rejections',
       'test_05_deferred_hook_calls_are_delivered_on_admission',
       'test_06_real_signatures_register_and_the_draft_worker_call_passes',
+      'test_06_the_guard_compares_what_matters_for_the_hook_type',
       'test_07_an_engine_decorator_is_not_someone_elses_patch',
       'test_07_a_replaced_target_and_a_hook_held_by_the_registry_are_rejected',
       'test_guards_name_a_missing_an_uncallable_and_an_incompatible_target',

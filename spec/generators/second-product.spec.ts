@@ -67,6 +67,18 @@ describe('a second product registry (spec/fixtures/tessera): validate, generate,
     assert.equal(accepted.status, 0, accepted.stderr);
   });
 
+  it('carries the metadata a packager expects: license, URLs, classifiers, a preflight script, py.typed, no second build backend', () => {
+    const pyproject = readFileSync(join(out, 'tessera-vllm', 'pyproject.toml'), 'utf8');
+    assert.match(pyproject, /^license = "MIT"$/m);
+    assert.match(pyproject, /^"Homepage" = "https:\/\/tessera\.example\/"$/m);
+    assert.match(pyproject, /^classifiers = \[.*"Typing :: Typed".*\]$/m);
+    assert.match(pyproject, /^\[project\.scripts\]\n"tessera-vllm-preflight" = "tessera_vllm\.preflight:run"$/m);
+    assert.doesNotMatch(pyproject, /build-system|setuptools/);
+    const wheel = readdirSync(join(out, 'wheels')).find((w) => w.startsWith('tessera_vllm'))!;
+    const meta = python(['-c', 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.read("tessera_vllm-0.1.0.dist-info/METADATA").decode())\nprint(z.read("tessera_vllm-0.1.0.dist-info/entry_points.txt").decode())\nprint("py.typed" if "tessera_vllm/py.typed" in z.namelist() else "")', join(out, 'wheels', wheel)]).stdout;
+    for (const line of ['License: MIT', 'Project-URL: Homepage, https://tessera.example/', 'Classifier: Typing :: Typed', '[console_scripts]', 'tessera-vllm-preflight = tessera_vllm.preflight:run', 'py.typed']) assert.ok(meta.includes(line), line);
+  });
+
   it('package-checks its wheels against its own wheel-contents policy', async () => {
     const wheels = readdirSync(join(out, 'wheels')).map((w) => join(out, 'wheels', w));
     const io = captureIo();

@@ -196,6 +196,24 @@ result(sources=seen, calls=CALLS)
         self.assertTrue(found["sources"] and all(s == DATA["package"]["importName"] for s in found["sources"]))
         self.assertIn(["init_cuda_graphs", True, False], found["calls"])
 
+    def test_06_the_guard_compares_what_matters_for_the_hook_type(self):
+        code = """
+hooks = importlib.import_module(PKG + '.hooks')
+pairs = {
+    "added_default": ("self:pk", "self:pk,capture_decode_cuda_graph:pk="),
+    "added_required": ("self:pk", "self:pk,extra:pk"),
+    "renamed": ("self:pk,req:pk", "self:pk,request:pk"),
+    "lost_default": ("self:pk,is_retracted:pk=", "self:pk,is_retracted:pk"),
+    "var_kw": ("self:pk", "self:pk,kwargs:vk"),
+}
+result(**{kind + ":" + name: hooks.compatible(kind, *pair) for name, pair in pairs.items() for kind in ("BEFORE", "AROUND", "REPLACE")})
+"""
+        status, found, err = run("sglang", code)
+        self.assertEqual(status, 0, err)
+        for kind in ("BEFORE", "AROUND"):
+            self.assertEqual([found[kind + ":" + n] for n in ("added_default", "added_required", "renamed", "lost_default", "var_kw")], [True, False, False, False, True])
+        self.assertEqual([found["REPLACE:" + n] for n in ("added_default", "added_required", "renamed", "lost_default", "var_kw")], [False] * 5)
+
     def test_07_an_engine_decorator_is_not_someone_elses_patch(self):
         code = """
 import functools
