@@ -21,6 +21,13 @@ describe('a second product registry (spec/fixtures/tessera): validate, generate,
     out = tempDir('tessera');
     const io = captureIo();
     assert.equal(await runCli(['generate', '--registry', TESSERA, '--out', out, '--wheel'], io), 0, io.stderr);
+    generateLog = io.stderr;
+  });
+  let generateLog = '';
+
+  it('generate names the engine that got no package and why', () => {
+    assert.match(generateLog, /warning OKV5001/);
+    assert.match(generateLog, /^generate: no adapter package for trtllm \(OKV5001\)$/m);
   });
 
   it('validates with no findings', async () => {
