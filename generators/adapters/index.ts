@@ -1,5 +1,4 @@
 export { planAdapters, wheelRules, type AdapterPackage, type AdapterPlan, type SkippedEngine } from './plan.js';
-export { productOf, type Product } from './product.js';
 export { emitPackage, packageMetadata, packageModules, pyprojectToml, summary, type GeneratedFile, type PackageMetadata } from './emit.js';
 export { ADAPTER_TEMPLATES } from './templates.js';
 export { REGISTRY_HOOK_TYPES, type AdapterTemplate, type TemplateContext, type TemplateData } from './template.js';

@@ -2,7 +2,7 @@ import { diagnose, type Diagnostic } from '../../engine/diagnostics/index.js';
 import type { EngineContract, LazyImportRule, WheelContentsRule } from '../../engine/model/index.js';
 import type { Registry } from '../../engine/registry/index.js';
 import { rejectionTable } from '../rejections/index.js';
-import { type Product, productOf } from './product.js';
+import { type Product, productOf } from '../../engine/registry/index.js';
 import { PYTHON_BUILTINS } from './builtins.js';
 import { type AdapterTemplate, type TemplateContext, REGISTRY_HOOK_TYPES } from './template.js';
 import { ADAPTER_TEMPLATES } from './templates.js';
@@ -65,8 +65,7 @@ export function planAdapters(registry: Registry, version: string): AdapterPlan {
   const known = Object.keys(ADAPTER_TEMPLATES).sort().join(', ');
   const engines = registry.ofKind('engine').filter((e) => e.role === 'runtime').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const lazy = registry.ofKind('policy').find((p) => p.policy.rule === 'lazy-import');
-  const firstAdapter = registry.ofKind('interface').map((i) => i.adapterClass).filter((c): c is string => c !== undefined).sort()[0];
-  const product = productOf(registry, firstAdapter?.split('.')[0]);
+  const product = productOf(registry);
   /** Import names already planned (even with errors), so two engines never share one package. */
   const claimed = new Map<string, string>();
   for (const engine of engines) {

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../../engine/diagnostics/index.js';
 import type { EngineContract, HookContract, InterfaceContract } from '../../engine/model/index.js';
 import type { Registry } from '../../engine/registry/index.js';
-import type { Product } from './product.js';
+import type { Product } from '../../engine/registry/index.js';
 
 /** Hook types applied through an engine's hook registry on a dotted target; other types attach through template classes. */
 export const REGISTRY_HOOK_TYPES: readonly string[] = ['BEFORE', 'AFTER', 'AROUND', 'REPLACE'];

@@ -1,4 +1,4 @@
-import { productOf } from '../adapters/product.js';
+import { productOf } from '../../engine/registry/index.js';
 import type { Registry } from '../../engine/registry/index.js';
 import type { Predicate, RemovalGate, UpstreamCondition } from '../../engine/model/index.js';
 
@@ -67,8 +67,7 @@ export function rejectionTable(registry: Registry, engines?: readonly string[]):
       gate: gateSteps(registry, r.justifiedBy),
     }))
     .sort(byId);
-  const adapter = registry.ofKind('interface').map((i) => i.adapterClass).filter((c): c is string => c !== undefined).sort()[0];
-  return { product: { name: productOf(registry, adapter?.split('.')[0]).name }, pins, rejections };
+  return { product: { name: productOf(registry).name }, pins, rejections };
 }
 
 /**

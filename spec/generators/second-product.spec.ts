@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../engine/cli/main.js';
+import { productOf } from '../../engine/registry/index.js';
 import { planAdapters } from '../../generators/index.js';
 import { captureIo } from '../support/io.js';
 import { REPO, python, registryAt, tempDir } from './support.js';
@@ -124,5 +125,17 @@ describe('planning a second product: what the registry expects, integration styl
   it("an adapter package outside the product's prefix is a named error", () => {
     const dir = edited('policies/policy.product.yaml', 'packagePrefix: tessera', 'packagePrefix: mosaic');
     assert.deepEqual([...new Set(codes(dir))].sort(), ['OKV5001', 'OKV5302']);
+  });
+});
+
+describe('product identity (engine/registry/product.ts)', () => {
+  it('comes from the product policy, else from the adapter package names', () => {
+    assert.deepEqual([productOf(registryAt(join(REPO, 'contracts'))).name, productOf(registryAt(join(REPO, 'contracts'))).envPrefix], ['OrbitKV', 'ORBITKV']);
+    assert.equal(productOf(registryAt(TESSERA)).name, 'Tessera');
+    const dir = join(tempDir('tessera-noproduct'), 'registry');
+    cpSync(TESSERA, dir, { recursive: true });
+    rmSync(join(dir, 'policies', 'policy.product.yaml'));
+    const derived = productOf(registryAt(dir));
+    assert.deepEqual([derived.contract, derived.name, derived.packagePrefix, derived.envPrefix], [null, 'tessera', 'tessera', 'TESSERA']);
   });
 });

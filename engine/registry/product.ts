@@ -1,5 +1,5 @@
-import type { ContractId, ProductRule } from '../../engine/model/index.js';
-import type { Registry } from '../../engine/registry/index.js';
+import type { ContractId, ProductRule } from '../model/index.js';
+import type { Registry } from './registry.js';
 
 /** The product an adapter package belongs to: names in messages and metadata, env prefix, package prefix. */
 export interface Product {
@@ -17,7 +17,7 @@ export interface Product {
  * from the first adapter import name's first `_` word (`acme_vllm` gives `acme`, `ACME`), so an
  * older registry keeps generating; `packagePrefix` is then that word.
  */
-export function productOf(registry: Registry, fallbackImportName: string | undefined): Product {
+export function productOf(registry: Registry, fallbackImportName: string | undefined = firstAdapterPackage(registry)): Product {
   const policy = registry.ofKind('policy').find((p) => p.policy.rule === 'product');
   if (policy && policy.policy.rule === 'product') {
     const rule: ProductRule = policy.policy;
@@ -25,4 +25,9 @@ export function productOf(registry: Registry, fallbackImportName: string | undef
   }
   const word = (fallbackImportName ?? 'adapter').split('_')[0] || 'adapter';
   return { contract: null, name: word, packagePrefix: word, envPrefix: word.toUpperCase().replace(/[^A-Z0-9]/g, ''), license: null, urls: {} };
+}
+
+/** The top-level package of the first adapter class (by sort order), the fallback product word. */
+function firstAdapterPackage(registry: Registry): string | undefined {
+  return registry.ofKind('interface').map((i) => i.adapterClass).filter((c): c is string => c !== undefined).sort()[0]?.split('.')[0];
 }
