@@ -92,7 +92,7 @@ export const BACKEND_PY = String.raw`"""The radix cache backend: registration an
 
 The factory is where the live profile is complete: the build context and its server_args (the
 parsed arguments, whether they came from the command line, a --config file or the Engine API).
-It evaluates every rejection, verifies the hooks load_plugins() applied, admits the profile and
+It verifies the hooks load_plugins() applied, evaluates every rejection, admits the profile and
 only then reaches the Manager. A rejected profile stops the process once.
 """
 
@@ -116,10 +116,11 @@ def live_profile(context: object, environ: "dict | None" = None) -> dict:
 
 def factory(context: object) -> object:
     try:
-        admission.admit(live_profile(context))
         from . import hooks
 
+        # Both before any connection: the hooks load_plugins() applied, then every rejection.
         hooks.verify_installed()
+        admission.admit(live_profile(context))
         half = manager.connect("tree cache")
     except (rejections.AdapterRejection, manager.ManagerNotReachable) as error:
         stop.stop(str(error), error)

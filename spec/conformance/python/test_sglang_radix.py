@@ -100,6 +100,7 @@ def register():
         self.assertEqual(status, 3, err)
         self.assertIn("target-shared", err)
         self.assertIn(BEFORE[0]["id"], err)
+        self.assertEqual(found["connects"], [], "hooks are verified before any Manager connection")
 
     def test_03_linker_has_the_whole_abstract_shape_and_the_factory_builds_it(self):
         code = """
