@@ -13,6 +13,7 @@ describe('conformance: the generated packages in stand-in engines (embedded regi
     for (const name of [
       'test_01_serve_subcommand_starts_and_reaches_the_manager_named',
       'test_01_serve_with_a_fake_manager_builds_the_cache',
+      'test_01_a_systemexit_inside_the_plugin_is_explained',
       'test_02_hooks_are_applied_by_load_plugins_not_by_the_plugin',
       'test_02_a_later_plugin_on_the_same_target_is_never_dropped_silently',
       'test_03_linker_has_the_whole_abstract_shape_and_the_factory_builds_it',

@@ -46,6 +46,10 @@ describe('a second product registry (spec/fixtures/tessera): validate, generate,
     assert.equal((sglang.data.template as { style: string }).style, 'hicache-storage');
     assert.deepEqual(Object.keys(sglang.modules).sort(), ['admission.py', 'hooks.py', 'plugin.py', 'selection.py', 'storage.py']);
     assert.match(readFileSync(join(out, 'tessera-sglang', 'tessera_sglang', 'manager.py'), 'utf8'), /"_MANAGER_SOCKET"/);
+    // vLLM turns its hybrid KV cache manager off itself for a connector without SupportsHMA: no flag is required.
+    const vllmReadme = readFileSync(join(out, 'tessera-vllm', 'README.md'), 'utf8');
+    assert.match(vllmReadme, /turns its hybrid KV cache manager off by itself for a connector that does not implement `SupportsHMA`/);
+    assert.doesNotMatch(vllmReadme, /requires? `?--disable-hybrid-kv-cache-manager/);
   });
 
   it('"orbitkv" appears nowhere in its generated packages (sources, metadata, wheels)', () => {

@@ -36,6 +36,9 @@ def register(argv: "list[str] | None" = None, environ: "dict | None" = None) -> 
         return hooks.register_all(environ)
     except rejections.AdapterRejection as error:
         stop.stop(str(error), error)
+    except SystemExit as error:
+        # A bare usage error (a strict parser met 'sglang serve') would never name the product.
+        stop.stop(stop.failure_text("SGLang plugin (SystemExit " + repr(error.code) + ")", error), error)
     except Exception as error:  # noqa: BLE001 - SGLang would log and ignore it; a selected adapter must stop
         stop.stop(stop.failure_text("SGLang plugin", error), error)
     return None

@@ -65,6 +65,21 @@ class SglangRadixConformance(unittest.TestCase):
         self.assertEqual(status, 0, err)
         self.assertIn(["call", "tree cache", "build_tree_cache"], found["connects"])
 
+    def test_01_a_systemexit_inside_the_plugin_is_explained(self):
+        code = """
+rejections = importlib.import_module(PKG + ".rejections")
+def strict(*args, **kwargs):
+    raise SystemExit(2)
+rejections.check_pin = strict
+from sglang.srt.plugins import load_plugins
+sys.argv = ["sglang"] + sys.argv[1:]
+load_plugins()
+"""
+        status, found, err = run("sglang", code, ["serve", *SELECT])
+        self.assertEqual(status, 3, err)
+        self.assertIn(PRODUCT + " rejection", err)
+        self.assertIn("SystemExit 2", err)
+
     def test_02_hooks_are_applied_by_load_plugins_not_by_the_plugin(self):
         code = """
 from sglang.srt.plugins.hook_registry import HookRegistry
