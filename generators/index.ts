@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { type Diagnostic, errorCount } from '../engine/diagnostics/index.js';
 import type { Registry } from '../engine/registry/index.js';
-import { type AdapterPlan, type GeneratedFile, emitPackage, planAdapters } from './adapters/index.js';
+import { type AdapterPlan, type GeneratedFile, type SkippedEngine, emitPackage, planAdapters } from './adapters/index.js';
 import { driftOf, manifestFile, writeGenerated } from './manifest/index.js';
 import { emitTypescriptRejections, rejectionTable } from './rejections/index.js';
 import { buildWheel, wheelName } from './wheel/index.js';
 
-export { ADAPTER_TEMPLATES, planAdapters, signatureFingerprint, wheelRules, type AdapterPackage, type AdapterPlan, type GeneratedFile } from './adapters/index.js';
+export { ADAPTER_TEMPLATES, planAdapters, signatureFingerprint, wheelRules, type AdapterPackage, type AdapterPlan, type GeneratedFile, type SkippedEngine } from './adapters/index.js';
 export { REJECTIONS_PY, emitTypescriptRejections, rejectionTable, type RejectionData, type RejectionTable } from './rejections/index.js';
 export { buildWheel, checkWheel, readZip, recordHash, wheelName, writeZip, type ZipMember } from './wheel/index.js';
 export { MANIFEST_NAME } from './manifest/index.js';
@@ -57,6 +57,8 @@ export interface GenerateOptions extends RenderOptions {
 }
 
 export interface GenerateResult {
+  /** Runtime engines that got no adapter package, with the code of the finding that says why. */
+  skipped: SkippedEngine[];
   /** Every generated path (relative to `outDir`). */
   files: string[];
   written: string[];
@@ -77,8 +79,9 @@ export interface GenerateResult {
 export function generateAdapters(registry: Registry, options: GenerateOptions): GenerateResult {
   const rendered = renderAdapters(registry, options);
   const files = rendered.files.map((f) => f.path);
-  if (errorCount(rendered.diagnostics) > 0) return { files, written: [], removed: [], drift: [], diagnostics: rendered.diagnostics };
-  if (options.check) return { files, written: [], removed: [], drift: driftOf(options.outDir, rendered.files), diagnostics: rendered.diagnostics };
+  const skipped = rendered.plan.skipped;
+  if (errorCount(rendered.diagnostics) > 0) return { skipped, files, written: [], removed: [], drift: [], diagnostics: rendered.diagnostics };
+  if (options.check) return { skipped, files, written: [], removed: [], drift: driftOf(options.outDir, rendered.files), diagnostics: rendered.diagnostics };
   const result = writeGenerated(options.outDir, rendered.files, options.dryRun ?? false);
-  return { files, written: result.written, removed: result.removed, drift: result.kept, diagnostics: [...rendered.diagnostics, ...result.refused] };
+  return { skipped, files, written: result.written, removed: result.removed, drift: result.kept, diagnostics: [...rendered.diagnostics, ...result.refused] };
 }

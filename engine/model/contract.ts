@@ -23,6 +23,18 @@ export const CONTRACT_KINDS = ['engine', 'interface', 'hook', 'gap', 'rejection'
 
 export type ContractKind = (typeof CONTRACT_KINDS)[number];
 
+/** The folder each kind's contracts live in, in any registry (`policies/`, not `policys/`). */
+export const KIND_FOLDERS: Readonly<Record<ContractKind, string>> = {
+  engine: 'engines',
+  interface: 'interfaces',
+  hook: 'hooks',
+  gap: 'gaps',
+  rejection: 'rejections',
+  gate: 'gates',
+  upstream: 'upstreams',
+  policy: 'policies',
+};
+
 /** The TypeScript type name each kind's schema is generated from. */
 export const KIND_TYPE_NAMES: Record<ContractKind, string> = {
   engine: 'EngineContract',

@@ -7,6 +7,13 @@ export interface RunnableScenario {
   scenario: string;
 }
 
+/** A gate run by the product's own runner, by scenario name from the product policy's `scenarios`. */
+export interface ProductScenarioRef {
+  runner: 'product';
+  /** Scenario name from the product policy. */
+  scenario: string;
+}
+
 /** A gate whose evidence comes from outside (a real engine, a GPU host, an independent actor), recorded through the CLI. */
 export interface ExternalScenario {
   runner: 'external';
@@ -44,7 +51,7 @@ export interface EvidenceRequirement {
 export interface GateContract extends ContractBase {
   kind: 'gate';
   /** What runs. */
-  scenario: RunnableScenario | ExternalScenario;
+  scenario: RunnableScenario | ProductScenarioRef | ExternalScenario;
   /** What it needs. */
   environment: GateEnvironment;
   /** What a pass qualifies, in words (profile, tier, model class). */

@@ -13,8 +13,15 @@ import type { UpstreamStatus } from './upstream.js';
  */
 export type HookType = 'BEFORE' | 'AFTER' | 'AROUND' | 'REPLACE' | 'component-override' | 'wrapper' | 'method-replacement' | 'class-swap' | 'callback';
 
-/** The runtime lifecycles a hook can guard (names of the Manager's machines). */
-export type RuntimeLifecycle = 'lookup' | 'restore' | 'save' | 'abort-drain' | 'restart' | 'admission' | 'prepare' | 'pd-handoff' | 'checkpoint';
+/** The Manager's own runtime lifecycles (names of its machines); a product policy may add its own. */
+export const MANAGER_LIFECYCLES = ['lookup', 'restore', 'save', 'abort-drain', 'restart', 'admission', 'prepare', 'pd-handoff', 'checkpoint'] as const;
+
+/**
+ * A runtime lifecycle a hook guards: one of `MANAGER_LIFECYCLES` or a name the product policy
+ * lists in `lifecycles` (checked by the `hook-lifecycle` rule).
+ * @pattern ^[a-z][a-z0-9-]*$
+ */
+export type RuntimeLifecycle = string;
 
 /** What the hook protects. */
 export interface Protection {

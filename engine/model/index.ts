@@ -11,4 +11,5 @@ export type * from './gate.js';
 export type * from './policy.js';
 export type * from './evidence.js';
 export type { Contract, ContractKind, ContractOf } from './contract.js';
-export { CONTRACT_KINDS, KIND_TYPE_NAMES } from './contract.js';
+export { CONTRACT_KINDS, KIND_FOLDERS, KIND_TYPE_NAMES } from './contract.js';
+export { MANAGER_LIFECYCLES } from './hook.js';

@@ -67,8 +67,65 @@ export interface StatementRule {
   gates?: ContractId[];
 }
 
+/** A product-owned qualification scenario, run by the product's own runner (gate `scenario.runner: product`). */
+export interface ProductScenario {
+  /**
+   * Scenario name, unique in the registry.
+   * @pattern ^[a-z0-9][a-z0-9.-]*$
+   */
+  name: string;
+  /** What it exercises, precisely enough to reproduce. */
+  description: string;
+  /** What the scenario needs to run. */
+  needs: 'cpu' | 'gpu' | 'engine';
+}
+
+/** A labelled project URL of the generated packages' metadata. */
+export interface ProjectUrl {
+  /**
+   * @pattern ^[A-Za-z][A-Za-z0-9 ._-]*$
+   */
+  label: string;
+  /**
+   * @pattern ^https://[^\s"'<>\\]+$
+   */
+  url: string;
+}
+
+/**
+ * Who the registry's product is: the name its adapters, messages and packages carry, the prefix
+ * of its adapter packages and of its environment variables, and the lifecycle and scenario names
+ * of its own runtime beyond the Manager's.
+ */
+export interface ProductRule {
+  rule: 'product';
+  /**
+   * Display name in messages and package metadata (`OrbitKV`).
+   * @pattern ^[A-Za-z][A-Za-z0-9 ._-]*$
+   */
+  name: string;
+  /**
+   * Prefix of the adapter import packages (`orbitkv` gives `orbitkv_vllm`).
+   * @pattern ^[a-z][a-z0-9]*$
+   */
+  packagePrefix: string;
+  /**
+   * Prefix of the product's environment variables (`ORBITKV` gives `ORBITKV_MANAGER_SOCKET`).
+   * @pattern ^[A-Z][A-Z0-9]*$
+   */
+  envPrefix: string;
+  /** Package metadata: SPDX license expression of the generated packages. */
+  license?: string;
+  /** Package metadata: project URLs (`Homepage`, `Source`). */
+  urls?: ProjectUrl[];
+  /** Runtime lifecycle names of the product's own runtime, guarded by hooks beside the Manager's. */
+  lifecycles?: string[];
+  /** The product's own qualification scenarios (gates with `scenario.runner: product`). */
+  scenarios?: ProductScenario[];
+}
+
 /** One policy rule. */
-export type PolicyRule = WheelContentsRule | LazyImportRule | RecheckRule | HookDisciplineRule | StatementRule;
+export type PolicyRule = WheelContentsRule | LazyImportRule | RecheckRule | HookDisciplineRule | StatementRule | ProductRule;
 
 /** Packaging and runtime policy. */
 export interface PolicyContract extends ContractBase {

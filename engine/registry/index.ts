@@ -11,3 +11,4 @@ export { referencesOf, engineReferenceOf, type Reference, type EngineReference }
 export { modelineFor, isModeline } from './modeline.js';
 export { compareVersions, lineOf } from './version.js';
 export { scaffoldContract, PLACEHOLDER, type ScaffoldOptions } from './scaffold.js';
+export { productOf, type Product } from './product.js';

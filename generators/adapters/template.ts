@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../../engine/diagnostics/index.js';
 import type { EngineContract, HookContract, InterfaceContract } from '../../engine/model/index.js';
 import type { Registry } from '../../engine/registry/index.js';
+import type { Product } from '../../engine/registry/index.js';
 
 /** Hook types applied through an engine's hook registry on a dotted target; other types attach through template classes. */
 export const REGISTRY_HOOK_TYPES: readonly string[] = ['BEFORE', 'AFTER', 'AROUND', 'REPLACE'];
@@ -15,13 +16,19 @@ export interface TemplateContext {
   hooks: HookContract[];
   /** The adapter's top-level import name (`orbitkv_vllm`). */
   importName: string;
-  /** The product name: the import name's first `_` word (`orbitkv`), used for entry-point and backend names. */
-  product: string;
+  /** The product (from the registry's product policy). */
+  product: Product;
 }
 
-/** One template's contribution: data for `_data.py` and findings. */
+/** One template's contribution: data for `_data.py`, the modules of the chosen integration style, and findings. */
 export interface TemplateData {
   data: Record<string, unknown>;
+  /** Python modules, by file name, beyond the common ones (fixed text reading `_data`). */
+  modules: Record<string, string>;
+  /** Module-level names the modules define for non-registry hooks (`linker.RecoveryLinkerWrapper`). */
+  provides: string[];
+  /** The module that builds each interface's `adapterClass` from data (`connector`, `linker`, `storage`). */
+  adapterModule: string;
   diagnostics: Diagnostic[];
 }
 
@@ -30,18 +37,12 @@ export interface TemplateData {
  * fixed text that reads every contract-derived value from the package's `_data` module.
  */
 export interface AdapterTemplate {
-  /** The module that builds each interface's `adapterClass` from data (`connector`). */
-  adapterModule: string;
-  /** Further module-level names the template defines (`linker.RecoveryLinkerWrapper`), for non-registry hooks. */
-  provides: readonly string[];
   /** The module holding registry-installed hook bodies, if the engine installs hooks (`hooks`). */
   hookModule?: string;
   /** The entry point object (`plugin:register`). */
   entryPoint: string;
-  /** Template-specific data from the contracts. */
+  /** Template-specific data, modules and provided names, chosen by the consumed interface contracts. */
   data(context: TemplateContext): TemplateData;
-  /** Python modules, by file name, beyond the common ones. */
-  modules: Readonly<Record<string, string>>;
 }
 
 /** Splits `a.b.c.Name` into module `a.b.c` and name `Name`. */

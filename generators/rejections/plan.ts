@@ -1,3 +1,4 @@
+import { productOf } from '../../engine/registry/index.js';
 import type { Registry } from '../../engine/registry/index.js';
 import type { Predicate, RemovalGate, UpstreamCondition } from '../../engine/model/index.js';
 
@@ -32,6 +33,8 @@ export interface RejectionData {
 
 /** What the Python and TypeScript checks evaluate: pins and rejections, sorted by id. */
 export interface RejectionTable {
+  /** The product the messages name (from the registry's product policy). */
+  product: { name: string };
   pins: PinData[];
   rejections: RejectionData[];
 }
@@ -64,7 +67,7 @@ export function rejectionTable(registry: Registry, engines?: readonly string[]):
       gate: gateSteps(registry, r.justifiedBy),
     }))
     .sort(byId);
-  return { pins, rejections };
+  return { product: { name: productOf(registry).name }, pins, rejections };
 }
 
 /**

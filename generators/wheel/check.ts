@@ -83,7 +83,7 @@ export function checkWheel(registry: Registry, bytes: Buffer, file: string): Dia
   }
 
   const eps = entryPoints(byName.get(`${info}/entry_points.txt`)?.bytes.toString('utf8') ?? '');
-  if (eps.get(pkg.entryPointGroup)?.get(pkg.product) !== pkg.entryPoint) diagnostics.push(diagnose('wheelEntryPointMissing', at(pkg.engine.id), pkg.entryPointGroup, `${pkg.product} = ${pkg.entryPoint}`));
+  if (eps.get(pkg.entryPointGroup)?.get(pkg.entryPointName) !== pkg.entryPoint) diagnostics.push(diagnose('wheelEntryPointMissing', at(pkg.engine.id), pkg.entryPointGroup, `${pkg.entryPointName} = ${pkg.entryPoint}`));
 
   const record = byName.get(`${info}/RECORD`);
   if (!record) diagnostics.push(diagnose('wheelRequiredFileMissing', at(), `${info}/RECORD`));

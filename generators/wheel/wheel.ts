@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { packageModules, packageReadme, summary } from '../adapters/index.js';
+import { packageMetadata, packageModules, packageReadme } from '../adapters/index.js';
 import type { AdapterPackage } from '../adapters/index.js';
 import { type ZipMember, writeZip } from './zip.js';
 
@@ -20,15 +20,18 @@ export function distInfo(pkg: AdapterPackage): string {
 
 /** Core metadata 2.1: the engine extra pins the engine exactly. */
 export function metadata(pkg: AdapterPackage): string {
-  const extra = pkg.engine.name;
+  const meta = packageMetadata(pkg);
   return [
     'Metadata-Version: 2.1',
     `Name: ${pkg.distribution}`,
     `Version: ${pkg.version}`,
-    `Summary: ${summary(pkg)}`,
+    `Summary: ${meta.summary}`,
+    ...(meta.license ? [`License: ${meta.license}`] : []),
+    ...meta.urls.map(([label, url]) => `Project-URL: ${label}, ${url}`),
+    ...meta.classifiers.map((c) => `Classifier: ${c}`),
     'Requires-Python: >=3.10',
-    `Provides-Extra: ${extra}`,
-    `Requires-Dist: ${pkg.engine.distribution}==${pkg.engine.version}; extra == "${extra}"`,
+    `Provides-Extra: ${meta.extra}`,
+    `Requires-Dist: ${meta.requirement}; extra == "${meta.extra}"`,
     'Description-Content-Type: text/markdown',
     '',
     packageReadme(pkg),
@@ -44,8 +47,9 @@ export function buildWheel(pkg: AdapterPackage): Buffer {
   const info = distInfo(pkg);
   const members: ZipMember[] = packageModules(pkg).map((m) => ({ name: `${pkg.importName}/${m.name}`, bytes: Buffer.from(m.text, 'utf8') }));
   members.push({ name: `${info}/METADATA`, bytes: Buffer.from(metadata(pkg), 'utf8') });
-  members.push({ name: `${info}/WHEEL`, bytes: Buffer.from('Wheel-Version: 1.0\nGenerator: orbitkv generate\nRoot-Is-Purelib: true\nTag: py3-none-any\n', 'utf8') });
-  members.push({ name: `${info}/entry_points.txt`, bytes: Buffer.from(`[${pkg.entryPointGroup}]\n${pkg.product} = ${pkg.entryPoint}\n`, 'utf8') });
+  members.push({ name: `${info}/WHEEL`, bytes: Buffer.from('Wheel-Version: 1.0\nGenerator: contract-generator\nRoot-Is-Purelib: true\nTag: py3-none-any\n', 'utf8') });
+  const scripts = packageMetadata(pkg).scripts.map(([name, value]) => `${name} = ${value}\n`).join('');
+  members.push({ name: `${info}/entry_points.txt`, bytes: Buffer.from(`[console_scripts]\n${scripts}\n[${pkg.entryPointGroup}]\n${pkg.entryPointName} = ${pkg.entryPoint}\n`, 'utf8') });
   const record = members.map((m) => `${m.name},${recordHash(m.bytes)},${m.bytes.length}`).concat(`${info}/RECORD,,`, '').join('\n');
   members.push({ name: `${info}/RECORD`, bytes: Buffer.from(record, 'utf8') });
   return writeZip(members);

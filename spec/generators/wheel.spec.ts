@@ -60,7 +60,7 @@ print(json.dumps({"forbidden": [m for m in json.loads(sys.argv[3]) if m in sys.m
     assert.deepEqual(report.forbidden, []);
     assert.deepEqual(report.native, []);
     assert.deepEqual(report.sockets, []);
-    assert.deepEqual(Object.keys(report.results).sort(), packages.map((p) => `${p.entryPointGroup}:${p.product}`).sort());
+    assert.deepEqual(Object.keys(report.results).sort(), packages.map((p) => `${p.entryPointGroup}:${p.entryPointName}`).sort());
     for (const value of Object.values(report.results)) assert.equal(value, 'None');
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../engine/cli/main.js';
-import { CONTRACT_KINDS } from '../../engine/model/index.js';
+import { CONTRACT_KINDS, KIND_FOLDERS } from '../../engine/model/index.js';
 import { loadRegistry, validateRegistry } from '../../engine/registry/index.js';
 import { captureIo } from '../support/io.js';
 import { removeTempRegistries, tempRegistry } from './registry-fixture.js';
@@ -16,7 +16,8 @@ describe('cli/new', () => {
       const id = `${kind}.alpha.scaffolded`;
       const io = captureIo(dir);
       assert.equal(await runCli(['new', kind, id, '--registry', dir], io), 0, io.stderr);
-      const file = `${kind}s/${id}.yaml`;
+      const file = `${KIND_FOLDERS[kind]}/${id}.yaml`;
+      if (kind === 'policy') assert.ok(file.startsWith('policies/'), 'policies live in policies/, like the embedded registry');
       const text = readFileSync(join(dir, file), 'utf8');
       assert.equal(text.split('\n')[0], `# yaml-language-server: $schema=../schema/${kind}.json`);
       const { registry, diagnostics } = loadRegistry(dir);

@@ -17,6 +17,10 @@ const UP102 = 'upstreams/upstream.alpha.102.yaml';
 const INTERFACE = 'interfaces/interface.alpha.connector.yaml';
 const STATEMENT = 'policies/policy.fail-explicitly.yaml';
 const LOOKUP_GATE = 'gates/gate.alpha.lookup.yaml';
+const PRODUCT = 'policies/policy.product.yaml';
+/** A product policy with its own lifecycle and scenario names. */
+const product = () =>
+  '# yaml-language-server: $schema=../schema/policy.json\nkind: policy\nid: policy.product\ntitle: The product is Alpha\nsource:\n  document: fixture\n  section: product\npolicy:\n  rule: product\n  name: Alpha\n  packagePrefix: alpha\n  envPrefix: ALPHA\n  lifecycles:\n    - warmup\n  scenarios:\n    - name: alpha-warm\n      description: warms the alpha tier\n      needs: gpu\n';
 
 const at = (code: string, file: string, line: number, col: number): Finding => ({ code, file, line, col });
 
@@ -78,6 +82,11 @@ export const FAILING: RuleCase[] = [
   { name: 'modeline: a modeline naming another kind', edits: [{ file: STATEMENT, replace: ['schema/policy.json', 'schema/gate.json'] }], expect: [at('OKV2010', 'policies/policy.fail-explicitly.yaml', 1, 1)] },
   { name: 'file-name: a file not named by its id', edits: [{ file: 'policies/recheck.yaml', copyOf: 'policies/policy.recheck.yaml' }, { file: 'policies/policy.recheck.yaml', remove: true }], expect: [at('OKV2011', 'policies/recheck.yaml', 3, 5)] },
   { name: 'placeholder: a FILL marker left by `orbitkv new`, in a value and in a comment', edits: [{ file: 'policies/policy.recheck.yaml', replace: ['title: Rechecks are due every 30 days', "title: 'FILL: what the policy says'\n# FILL: pick the age"] }], expect: [at('OKV3029', 'policies/policy.recheck.yaml', 4, 9), at('OKV3029', 'policies/policy.recheck.yaml', 5, 3)] },
+  { name: 'hook-lifecycle: a lifecycle neither the Manager nor the product has', edits: [{ file: KEPT, replace: ['    - restore', '    - warmup'] }], expect: [at('OKV3051', 'hooks/hook.alpha.kept.yaml', 19, 7)] },
+  { name: 'product-scenario: a product scenario the policy does not list', edits: [{ file: PRODUCT, text: product() }, { file: LOOKUP_GATE, replace: ['  runner: orbitkv\n  scenario: lookup-states', '  runner: product\n  scenario: alpha-cold'] }], expect: [at('OKV3052', 'gates/gate.alpha.lookup.yaml', 10, 13)] },
+  { name: 'product-scenario: a GPU product scenario on a gate without a GPU', edits: [{ file: PRODUCT, text: product() }, { file: LOOKUP_GATE, replace: ['  runner: orbitkv\n  scenario: lookup-states', '  runner: product\n  scenario: alpha-warm'] }], expect: [at('OKV3053', 'gates/gate.alpha.lookup.yaml', 12, 8)] },
+  { name: 'product-policy: a second product policy', edits: [{ file: PRODUCT, text: product() }, { file: 'policies/policy.product-two.yaml', text: product().replace('id: policy.product', 'id: policy.product-two') }], expect: [at('OKV3050', 'policies/policy.product.yaml', 9, 9)] },
+  { name: "product-policy: a product lifecycle and scenario reusing the Manager's names", edits: [{ file: PRODUCT, text: product().replace('    - warmup', '    - restore').replace('alpha-warm', 'lookup-states') }], expect: [at('OKV3054', 'policies/policy.product.yaml', 14, 7), at('OKV3054', 'policies/policy.product.yaml', 16, 13)] },
 ];
 
 /** Edits each rule must accept: the valid side of the rules whose minimal-registry case is not obvious. */
@@ -91,4 +100,6 @@ export const PASSING: RuleCase[] = [
   { name: 'gate-scenario: a GPU scenario on a GPU gate', edits: [{ file: LOOKUP_GATE, replace: ['scenario: lookup-states\nenvironment:\n  gpu: false', 'scenario: eager-restore\nenvironment:\n  gpu: true'] }], expect: [] },
   { name: 'version-line: a pre-release version on its line', edits: [{ file: UP102, replace: ["  - line: '1.2'\n    version: 1.2.0\n", "  - line: '1.2'\n    version: 1.2.0\n  - line: '1.3'\n    version: 1.3.0rc1\n"] }], expect: [] },
   { name: 'placeholder: FILL inside a longer word is no marker', edits: [{ file: 'policies/policy.recheck.yaml', replace: ['title: Rechecks are due every 30 days', "title: 'BACKFILL_RATE and REFILL: are words'"] }], expect: [] },
+  { name: 'hook-lifecycle: a lifecycle the product policy lists', edits: [{ file: PRODUCT, text: product() }, { file: KEPT, replace: ['    - restore', '    - warmup'] }], expect: [] },
+  { name: 'product-scenario: a product scenario the policy lists, on a GPU gate', edits: [{ file: PRODUCT, text: product() }, { file: LOOKUP_GATE, replace: ['  runner: orbitkv\n  scenario: lookup-states\nenvironment:\n  gpu: false', '  runner: product\n  scenario: alpha-warm\nenvironment:\n  gpu: true'] }], expect: [] },
 ];

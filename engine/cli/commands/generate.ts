@@ -5,9 +5,10 @@ import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 const USAGE = `usage: orbitkv generate [--registry DIR] [--out DIR] [--check] [--dry-run] [--wheel]
                         [--adapter-version V] [--format text|json|github]
 
-Generates the vLLM and SGLang adapter packages (orbitkv-vllm, orbitkv-sglang), the TypeScript
-rejection module and a manifest of sha256 hashes from the contracts. A registry with errors
-(reading, schema or semantic validation) generates nothing.
+Generates the adapter packages of every runtime engine with a template (vLLM, SGLang; named by
+the product policy, e.g. orbitkv-vllm), the TypeScript rejection module and a manifest of sha256
+hashes from the contracts, and names each runtime engine that got no package and why. A registry
+with errors (reading, schema or semantic validation) generates nothing.
   --registry DIR        registry folder (default: ./contracts, else the embedded registry)
   --out DIR             output folder (default: build/adapters)
   --check               write nothing; exit 1 naming every file that is missing, out of date,
@@ -65,6 +66,7 @@ export const command: CommandModule = {
     });
     const findings = [...result.diagnostics, ...result.drift];
     show(findings, 'err');
+    if (result.skipped.length) io.err(`generate: no adapter package for ${result.skipped.map((s) => `${s.engine} (${s.code})`).join(', ')}\n`);
     if (errorCount(result.diagnostics) > 0) return EXIT.failed;
     if (values.check) {
       if (result.drift.length > 0) return EXIT.failed;

@@ -5,7 +5,8 @@ import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv new KIND ID [--registry DIR] [--engine NAME]
 
-Scaffolds a schema-valid contract in <registry>/<kind>s/<ID>.yaml with the schema modeline.
+Scaffolds a schema-valid contract in <registry>/<kind folder>/<ID>.yaml (engines/, ..., policies/)
+with the schema modeline.
 Every value to decide carries a FILL marker; \`orbitkv validate\` lists them with their positions.
 References point at real contracts of the right kind where the registry has them.
   KIND            engine, interface, hook, gap, rejection, gate, upstream or policy
@@ -28,7 +29,7 @@ export const command: CommandModule = {
       io.out(USAGE);
       return EXIT.ok;
     }
-    const { CONTRACT_KINDS } = await import('../../model/index.js');
+    const { CONTRACT_KINDS, KIND_FOLDERS } = await import('../../model/index.js');
     const [kind, id, ...extra] = positionals;
     if (kind === undefined || id === undefined || extra.length > 0) throw new UsageError('expected KIND and ID', 'orbitkv new hook hook.vllm.new-target');
     if (!(CONTRACT_KINDS as readonly string[]).includes(kind)) throw new UsageError(`unknown kind '${kind}'`, `use one of: ${CONTRACT_KINDS.join(', ')}`);
@@ -39,7 +40,8 @@ export const command: CommandModule = {
     const { formatDiagnostics } = await import('../../diagnostics/index.js');
     const dir = resolveRegistryDir(io.cwd, values.registry);
     if (!existsSync(dir)) throw new UsageError(`registry folder '${dir}' does not exist`, 'create it, or pass --registry DIR');
-    const file = `${kind}s/${id}.yaml`;
+    const folder = KIND_FOLDERS[kind as (typeof CONTRACT_KINDS)[number]];
+    const file = `${folder}/${id}.yaml`;
     const path = join(dir, file);
     const shown = relative(io.cwd, path).split(sep).join('/') || path;
     if (existsSync(path)) {
@@ -55,7 +57,7 @@ export const command: CommandModule = {
       today: new Date().toISOString().slice(0, 10),
       ...(values.engine !== undefined ? { engine: values.engine } : {}),
     });
-    mkdirSync(join(dir, `${kind}s`), { recursive: true });
+    mkdirSync(join(dir, folder), { recursive: true });
     // `wx`: fails rather than overwrite if the file appeared since the check above.
     writeFileSync(path, text, { flag: 'wx' });
     io.out(`created ${shown}\n`);

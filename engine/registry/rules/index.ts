@@ -7,6 +7,7 @@ import { rule as fileName } from './file-name.js';
 import { rule as gapKeepsHook } from './gap-keeps-hook.js';
 import { rule as gapRejectionReciprocal } from './gap-rejection-reciprocal.js';
 import { rule as gateScenario } from './gate-scenario.js';
+import { rule as hookLifecycle } from './hook-lifecycle.js';
 import { rule as hookSignature } from './hook-signature.js';
 import { rule as interfaceQualifiedBy } from './interface-qualified-by.js';
 import { rule as keptHookRemovalGate } from './kept-hook-removal-gate.js';
@@ -16,6 +17,8 @@ import { rule as optInSwitches } from './opt-in-switches.js';
 import { rule as pinAgreement } from './pin-agreement.js';
 import { rule as placeholder } from './placeholder.js';
 import { rule as predicateOperands } from './predicate-operands.js';
+import { rule as productPolicy } from './product-policy.js';
+import { rule as productScenario } from './product-scenario.js';
 import { rule as proseComment } from './prose-comment.js';
 import { rule as recheckAge } from './recheck-age.js';
 import { rule as referenceKind } from './reference-kind.js';
@@ -45,6 +48,7 @@ export const RULES: readonly RegistryRule[] = [
   gapKeepsHook,
   gapRejectionReciprocal,
   gateScenario,
+  hookLifecycle,
   hookSignature,
   interfaceQualifiedBy,
   keptHookRemovalGate,
@@ -54,6 +58,8 @@ export const RULES: readonly RegistryRule[] = [
   pinAgreement,
   placeholder,
   predicateOperands,
+  productPolicy,
+  productScenario,
   proseComment,
   recheckAge,
   referenceKind,

@@ -1,117 +1,154 @@
-/** The SGLang plugin, radix backend and linker modules (fixed text; data from `_data`). */
+/** The SGLang plugin, admission, radix backend, linker and HiCache storage modules (fixed text; data from `_data`). */
 
 export const PLUGIN_PY = String.raw`"""SGLang plugin entry point (the engine contract's plugin group).
 
-SGLang calls register() in every process and logs-and-ignores ordinary plugin exceptions. When
-OrbitKV is not the selected radix cache backend, register() returns at once and imports nothing
-heavy. When it is selected, every failure stops the process (SystemExit) with a named rejection:
-the pin, the rejection contracts over the server arguments, the radix backend registration and
-the guarded hook installation.
+SGLang calls register() in every process and logs-and-ignores ordinary plugin exceptions. The
+command line is never re-parsed (see selection). When it selects another cache, or does not
+say (the Engine API without the selection switch), register() returns at once and imports
+nothing heavy. When the product is selected, the engine pin is checked, the radix backend is
+registered (radix style) and the active hooks are
+registered; SGLang's load_plugins() applies them after every plugin ran, and the backend factory
+verifies them. Every failure then stops the process once, with a named rejection.
 """
 
 import os
-import sys
 
-from . import _data
-
-
-def selected(argv=None):
-    """Whether the command line selects OrbitKV as the radix cache backend."""
-    argv = sys.argv if argv is None else argv
-    flag = _data.DATA["template"]["selectFlag"]
-    name = _data.DATA["template"]["backendName"]
-    for index, arg in enumerate(argv):
-        if arg == flag + "=" + name:
-            return True
-        if arg == flag and index + 1 < len(argv) and argv[index + 1] == name:
-            return True
-    return False
+from . import _data, selection
 
 
-def _stop(text):
-    sys.stderr.write(text + "\n")
-    raise SystemExit(text)
-
-
-def register(argv=None, environ=None):
-    if not selected(argv):
+def register(argv: "list[str] | None" = None, environ: "dict | None" = None) -> "list[str] | None":
+    choice = selection.selection() if argv is None and environ is None else selection.decide(argv, environ)
+    if choice == "other":
         return None
-    from . import rejections
+    from . import rejections, stop
 
     environ = os.environ if environ is None else environ
+    if choice is None:
+        return None
     try:
-        from . import backend, hooks
-
         rejections.check_pin()
-        rejections.check(backend.live_profile(None, environ, argv))
-        backend.register_backend()
-        return hooks.install(environ)
+        if _data.DATA["template"]["style"] == "radix-backend":
+            from . import backend
+
+            backend.register_backend()
+        from . import hooks
+
+        return hooks.register_all(environ)
     except rejections.AdapterRejection as error:
-        _stop(str(error))
-    except Exception as error:  # noqa: BLE001 - SGLang would log and ignore it; a selected OrbitKV must stop
-        _stop(
-            "OrbitKV rejection " + _data.DATA["engine"]["contract"] + ": the SGLang plugin failed while OrbitKV is the"
-            + " selected backend: " + repr(error) + ". Instead: fix the cause or select another radix cache backend."
-        )
+        stop.stop(str(error), error)
+    except SystemExit as error:
+        # A bare usage error (a strict parser met 'sglang serve') would never name the product.
+        stop.stop(stop.failure_text("SGLang plugin (SystemExit " + repr(error.code) + ")", error), error)
+    except Exception as error:  # noqa: BLE001 - SGLang would log and ignore it; a selected adapter must stop
+        stop.stop(stop.failure_text("SGLang plugin", error), error)
+    return None
 `;
 
-export const BACKEND_PY = String.raw`"""The OrbitKV radix cache backend: registration and the factory SGLang calls.
+export const ADMISSION_PY = String.raw`"""Admission: nothing reaches the Manager before every rejection contract has been evaluated.
 
-The factory runs the rejection contracts on the TreeCacheBuildContext and the server arguments
-before the Manager is reached; a rejected profile stops the process (SGLang would otherwise log
-and ignore the error).
+Some rejections read facts that exist only once the engine hands them over (the tree-cache build
+context, the live server arguments). A hook that runs earlier (a BEFORE hook on graph capture)
+defers its Manager call; the calls are kept in a bounded list and delivered, in order, when the
+profile is admitted. A full list is a rejection, never a silent drop.
+"""
+
+from . import _data, rejections, stop
+
+MAX_DEFERRED: int = _data.DATA["template"]["maxDeferred"]
+_STATE: "dict[str, object]" = {"admitted": False, "verdict": None}
+_DEFERRED: "list[tuple[str, str, tuple, dict]]" = []
+
+
+def admitted() -> bool:
+    return bool(_STATE["admitted"])
+
+
+def deferred() -> "list[tuple[str, str, tuple, dict]]":
+    return list(_DEFERRED)
+
+
+def defer(hook_id: str, verb: str, args: tuple, kwargs: dict) -> None:
+    if len(_DEFERRED) >= MAX_DEFERRED:
+        stop.stop(
+            _data.DATA["product"]["name"] + " hook rejection " + hook_id + " (deferred-calls-full): " + str(MAX_DEFERRED)
+            + " hook calls arrived before the rejections were evaluated. Instead: check that the engine builds the cache"
+            + " (the backend factory runs) after these hooks, or select another cache."
+        )
+    _DEFERRED.append((hook_id, verb, args, kwargs))
+
+
+def admit(profile: dict) -> dict:
+    """Evaluates every rejection on the live profile (ProfileRejected unless accepted), then connects and delivers deferred calls."""
+    verdict = rejections.check(profile)
+    from . import manager
+
+    half = manager.connect("hooks") if _DEFERRED else None
+    _STATE["admitted"] = True
+    _STATE["verdict"] = verdict
+    while _DEFERRED:
+        hook_id, verb, args, kwargs = _DEFERRED.pop(0)
+        half.call(verb + " " + hook_id, args, kwargs)
+    return verdict
+`;
+
+export const BACKEND_PY = String.raw`"""The radix cache backend: registration and the factory SGLang calls with a TreeCacheBuildContext.
+
+The factory is where the live profile is complete: the build context and its server_args (the
+parsed arguments, whether they came from the command line, a --config file or the Engine API).
+It verifies the hooks load_plugins() applied, evaluates every rejection, admits the profile and
+only then reaches the Manager. A rejected profile stops the process once.
 """
 
 import importlib
 import os
-import sys
 
-from . import _data, manager, rejections
+from . import _data, admission, manager, rejections, stop
 
-_SERVER_ARGS = {}
-
-
-def server_args(argv=None):
-    """The engine's parsed server arguments (SGLang's own parser, once per command line)."""
-    argv = tuple((sys.argv if argv is None else argv)[1:])
-    if argv not in _SERVER_ARGS:
-        spec = _data.DATA["template"]["serverArgs"]
-        parse = getattr(importlib.import_module(spec["module"]), spec["name"])
-        _SERVER_ARGS[argv] = parse(list(argv))
-    return _SERVER_ARGS[argv]
+_REGISTERED: "dict[str, bool]" = {}
 
 
-def live_profile(context, environ=None, argv=None):
-    """The rejection checks' profile: the build context (when there is one) and the server arguments."""
+def live_profile(context: object, environ: "dict | None" = None) -> dict:
+    """The rejection checks' profile: the build context and the live server arguments it carries."""
     return {
         "engine": _data.DATA["engine"]["name"],
         "version": rejections.engine_version(),
         "env": dict(os.environ if environ is None else environ),
-        "config": {"tree_cache_build_context": context, "server_args": server_args(argv)},
+        "config": {"tree_cache_build_context": context, "server_args": getattr(context, "server_args", None)},
     }
 
 
-def factory(context):
+def factory(context: object) -> object:
     try:
-        rejections.check(live_profile(context))
+        from . import hooks
+
+        # Both before any connection: the hooks load_plugins() applied, then every rejection.
+        hooks.verify_installed()
+        admission.admit(live_profile(context))
         half = manager.connect("tree cache")
     except (rejections.AdapterRejection, manager.ManagerNotReachable) as error:
-        sys.stderr.write(str(error) + "\n")
-        raise SystemExit(str(error)) from error
+        stop.stop(str(error), error)
+    except Exception as error:  # noqa: BLE001 - SGLang would log and ignore it
+        stop.stop(stop.failure_text("radix cache factory", error), error)
     return half.call("build_tree_cache", (context,), {})
 
 
-def register_backend():
+def register_backend() -> None:
+    """Registers the backend name once per process (SGLang refuses a second registration)."""
+    if _REGISTERED:
+        return
     spec = _data.DATA["template"]["radixBackend"]
     register = getattr(importlib.import_module(spec["module"]), spec["name"])
     register(_data.DATA["template"]["backendName"], factory)
+    _REGISTERED["done"] = True
 `;
 
-export const LINKER_PY = String.raw`"""OrbitKV's Unified cache linker and the recovery wrapper.
+/** The linker classes: the consumed methods plus every abstract method of the engine's base delegate to the Manager. */
+export const LINKER_PY = String.raw`"""The Unified cache linker classes.
 
-The linker classes subclass SGLang's UnifiedCacheLinker and are built on first access (PEP 562),
-so importing this module imports nothing from SGLang. Every consumed linker method delegates to
-the Manager, which owns restore correctness.
+Each subclasses SGLang's UnifiedCacheLinker and is built on first access (PEP 562), so importing
+this module imports nothing from SGLang. The class has the base's whole shape: the consumed
+methods of the interface contract and every abstract method of the base, each delegating to the
+Manager (which owns restore correctness), so the engine's linker factory can instantiate it.
 """
 
 import importlib
@@ -121,38 +158,93 @@ from . import _data, manager
 _LINKERS = {spec["className"]: spec for spec in _data.DATA["template"]["linkers"]}
 
 
-def _linker_class(spec):
+def _linker_class(spec: dict) -> type:
     base = getattr(importlib.import_module(spec["base"]["module"]), spec["base"]["name"])
+    methods = sorted(set(spec["methods"]) | set(getattr(base, "__abstractmethods__", ())))
 
     def __init__(self, *args, **kwargs):
         base.__init__(self, *args, **kwargs)
-        self._orbitkv_half = manager.connect("linker")
+        self._adapter_half = manager.connect("linker")
 
-    return manager.delegating_class(spec["className"], base, spec["methods"], __name__, {"__init__": __init__})
+    return manager.delegating_class(spec["className"], base, methods, __name__, {"__init__": __init__})
 
 
-def __getattr__(name):
+def __getattr__(name: str):
     spec = _LINKERS.get(name)
     if spec is None or spec["base"] is None:
         raise AttributeError("module " + __name__ + " has no attribute " + name)
     cls = _linker_class(spec)
     globals()[name] = cls
     return cls
+`;
 
+/** Appended to the linker module only when a kept wrapper hook names it. */
+export const RECOVERY_WRAPPER_PY = String.raw`
 
 class RecoveryLinkerWrapper:
     """Wraps the linker the Unified tree receives: the consumed linker methods go through the
     Manager (destination locks held until restores drain, checkpoint release under abort and
     preemption); every other attribute reaches the wrapped linker."""
 
-    def __init__(self, inner):
+    def __init__(self, inner: object) -> None:
         self._inner = inner
         self._methods = {m for spec in _LINKERS.values() for m in spec["methods"]}
-        self._orbitkv_half = manager.connect("recovery")
+        self._adapter_half = manager.connect("recovery")
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str):
         if name in self.__dict__.get("_methods", ()):
-            half = self._orbitkv_half
+            half = self._adapter_half
             return lambda *args, **kwargs: half.call(name, args, kwargs)
         return getattr(self.__dict__["_inner"], name)
+`;
+
+export const STORAGE_PY = String.raw`"""HiCache storage backend classes, loaded by SGLang's 'dynamic' storage backend.
+
+SGLang builds a dynamic backend from --hicache-storage-backend dynamic and an extra config naming
+backend_name, module_path (this module) and class_name; it imports the class, requires a
+subclass of HiCacheStorage and calls cls(storage_config, kwargs). The classes are built on first
+access (PEP 562), so importing this module imports nothing from SGLang. The constructor
+evaluates every rejection on the live storage config first, then connects; the class has the
+base's whole shape (consumed and abstract methods delegate to the Manager).
+"""
+
+import importlib
+import os
+
+from . import _data, admission, manager, rejections, stop
+
+_BACKENDS = {spec["className"]: spec for spec in _data.DATA["template"]["storageBackends"]}
+
+
+def live_profile(storage_config: object, extra: object, environ: "dict | None" = None) -> dict:
+    return {
+        "engine": _data.DATA["engine"]["name"],
+        "version": rejections.engine_version(),
+        "env": dict(os.environ if environ is None else environ),
+        "config": {"storage_config": storage_config, "storage_kwargs": extra},
+    }
+
+
+def _storage_class(spec: dict) -> type:
+    base = getattr(importlib.import_module(spec["base"]["module"]), spec["base"]["name"])
+    methods = sorted(set(spec["methods"]) | set(getattr(base, "__abstractmethods__", ())))
+
+    def __init__(self, storage_config, kwargs=None):
+        try:
+            admission.admit(live_profile(storage_config, kwargs))
+            self._adapter_half = manager.connect("storage")
+        except (rejections.AdapterRejection, manager.ManagerNotReachable) as error:
+            stop.stop(str(error), error)
+        self.storage_config = storage_config
+
+    return manager.delegating_class(spec["className"], base, methods, __name__, {"__init__": __init__})
+
+
+def __getattr__(name: str):
+    spec = _BACKENDS.get(name)
+    if spec is None:
+        raise AttributeError("module " + __name__ + " has no attribute " + name)
+    cls = _storage_class(spec)
+    globals()[name] = cls
+    return cls
 `;

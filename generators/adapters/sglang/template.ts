@@ -1,10 +1,11 @@
 import { diagnose, type Diagnostic } from '../../../engine/diagnostics/index.js';
+import type { InterfaceContract } from '../../../engine/model/index.js';
 import { gateSteps } from '../../rejections/index.js';
 import { signatureFingerprint } from '../signature.js';
 import { type AdapterTemplate, type TemplateContext, type TemplateData, REGISTRY_HOOK_TYPES, consumedSymbol, splitDotted } from '../template.js';
 import { HOOKS_PY } from './hooks.py.js';
-import { BACKEND_PY, LINKER_PY, PLUGIN_PY } from './modules.py.js';
-
+import { ADMISSION_PY, BACKEND_PY, LINKER_PY, PLUGIN_PY, RECOVERY_WRAPPER_PY, STORAGE_PY } from './modules.py.js';
+import { SELECTION_PY } from './selection.py.js';
 
 /** The SGLang symbols this template builds on (engine-specific knowledge lives only here). */
 const SYMBOLS = {
@@ -12,71 +13,128 @@ const SYMBOLS = {
   hookType: 'HookType',
   radixBackend: 'register_radix_cache_backend',
   linkerBase: 'UnifiedCacheLinker',
+  storageBase: 'HiCacheStorage',
 } as const;
-/** The consumed CLI flag that selects a radix cache backend (must be listed by the interface contract). */
-const SELECT_FLAG = '--radix-cache-backend';
+
 /**
- * SGLang's own server-argument parser, used (only when OrbitKV is selected) to read the facts
- * the rejections need at plugin start-up. Listed as a consumed symbol it is taken from the
- * contract; until then this is the template's default.
+ * SGLang's integration styles, chosen by the consumed interface contracts: each style is named
+ * by the anchor symbol an interface must consume.
+ * - `radix-backend`: `register_radix_cache_backend` + a `UnifiedCacheLinker` subclass, selected
+ *   with `--radix-cache-backend NAME`;
+ * - `hicache-storage`: a `HiCacheStorage` subclass that SGLang's `dynamic` storage backend loads
+ *   by module path, selected with `--hicache-storage-backend dynamic` and an extra config naming
+ *   the module. (`StorageBackendFactory.register_backend` is not used: in the stored sources a
+ *   registered name is built by the factory's fixed list of built-in constructors, so only
+ *   `dynamic` reaches a third-party class.)
  */
-const SERVER_ARGS = 'sglang.srt.server_args.prepare_server_args';
+const STYLES = {
+  'radix-backend': { anchor: SYMBOLS.radixBackend, adapterModule: 'linker' },
+  'hicache-storage': { anchor: SYMBOLS.storageBase, adapterModule: 'storage' },
+} as const;
+type Style = keyof typeof STYLES;
+
+const RADIX_FLAG = '--radix-cache-backend';
+const STORAGE_FLAG = '--hicache-storage-backend';
+const STORAGE_CONFIG_FLAG = '--hicache-storage-backend-extra-config';
+/** The storage backend name SGLang's factory loads third-party classes through. */
+const DYNAMIC_BACKEND = 'dynamic';
+/** Deferred hook calls kept per hook before admission (a bound, never a silent drop). */
+const DEFERRED_PER_HOOK = 8;
+const RECOVERY_WRAPPER = 'linker.RecoveryLinkerWrapper';
+
+function consumes(iface: InterfaceContract, suffix: string): boolean {
+  return iface.symbols.some((s) => s.target === suffix || s.target.endsWith(`.${suffix}`));
+}
+
+/** The adapter classes of one style: class name, engine base and the consumed methods of the base. */
+function adapterClasses(context: TemplateContext, baseName: string, diagnostics: Diagnostic[]) {
+  return context.interfaces
+    .filter((i) => i.adapterClass !== undefined)
+    .map((iface) => {
+      const base = iface.symbols.find((s) => s.kind === 'class' && s.target.endsWith(`.${baseName}`));
+      if (!base) diagnostics.push(diagnose('templateSymbolMissing', { contract: iface.id }, `*.${baseName} (class)`));
+      const methods = base ? iface.symbols.filter((s) => s.kind === 'method' && s.target.startsWith(`${base.target}.`)).map((s) => splitDotted(s.target).name) : [];
+      return { interface: iface.id, className: splitDotted(iface.adapterClass!).name, base: base ? splitDotted(base.target) : null, methods: methods.sort() };
+    });
+}
 
 function data(context: TemplateContext): TemplateData {
   const diagnostics: Diagnostic[] = [];
+  const site = { contract: context.engine.id };
+  const styles = (Object.keys(STYLES) as Style[]).filter((style) => context.interfaces.some((i) => consumes(i, STYLES[style].anchor)));
+  if (styles.length === 0) diagnostics.push(diagnose('noIntegrationStyle', site, context.engine.name, (Object.keys(STYLES) as Style[]).map((s) => `${s} (${STYLES[s].anchor})`).join(', ')));
+  if (styles.length > 1) diagnostics.push(diagnose('integrationStylesMixed', site, context.engine.name, styles.join(', ')));
+  // Without exactly one style there is nothing to check the rest against.
+  if (styles.length !== 1) return { data: {}, modules: {}, provides: [], adapterModule: '', diagnostics };
+  const style: Style = styles[0]!;
   const need = (suffix: string): { module: string; name: string } => {
     const found = consumedSymbol(context, suffix);
     if (!found) {
-      diagnostics.push(diagnose('templateSymbolMissing', { contract: context.engine.id }, `*.${suffix}`));
+      diagnostics.push(diagnose('templateSymbolMissing', site, `*.${suffix}`));
       return { module: '', name: '' };
     }
     return splitDotted(found.target);
   };
-  const missing = (what: string): string => {
-    diagnostics.push(diagnose('templateSymbolMissing', { contract: context.engine.id }, what));
-    return '';
+  const flag = (name: string): string => {
+    const found = consumedSymbol(context, name)?.target;
+    if (!found) diagnostics.push(diagnose('templateSymbolMissing', site, `${name} (cli-flag)`));
+    return found ?? name;
   };
-  const register = need(SYMBOLS.register);
-  const linkers = context.interfaces
-    .filter((i) => i.adapterClass !== undefined)
-    .map((iface) => {
-      const base = iface.symbols.find((s) => s.kind === 'class' && s.target.endsWith(`.${SYMBOLS.linkerBase}`));
-      if (!base) diagnostics.push(diagnose('templateSymbolMissing', { contract: iface.id }, `*.${SYMBOLS.linkerBase} (class)`));
-      const methods = base ? iface.symbols.filter((s) => s.kind === 'method' && s.target.startsWith(`${base.target}.`)).map((s) => splitDotted(s.target).name) : [];
-      return { interface: iface.id, className: splitDotted(iface.adapterClass!).name, base: base ? splitDotted(base.target) : null, methods: methods.sort() };
-    });
-  const hooks = context.hooks
-    .filter((h) => REGISTRY_HOOK_TYPES.includes(h.hookType) && h.signature && h.implementation)
-    .map((h) => ({
-      id: h.id,
-      target: h.target,
-      hookType: h.hookType,
-      fingerprint: signatureFingerprint(h.signature!),
-      activation: h.activation,
-      implementation: splitDotted(h.implementation!).name,
-      protects: h.protects.text,
-      gate: gateSteps(context.registry, [h.id]),
-    }));
-  return {
-    data: {
-      backendName: context.product,
-      selectFlag: consumedSymbol(context, SELECT_FLAG)?.target ?? missing(`${SELECT_FLAG} (cli-flag)`),
-      serverArgs: splitDotted(consumedSymbol(context, 'prepare_server_args')?.target ?? SERVER_ARGS),
-      hookRegistry: { ...splitDotted(register.module), method: register.name },
-      hookType: need(SYMBOLS.hookType),
+  const installed = context.hooks.filter((h) => REGISTRY_HOOK_TYPES.includes(h.hookType) && h.signature && h.implementation);
+  const hooks = installed.map((h) => ({
+    id: h.id,
+    target: h.target,
+    hookType: h.hookType,
+    fingerprint: signatureFingerprint(h.signature!),
+    activation: h.activation,
+    implementation: splitDotted(h.implementation!).name,
+    protects: h.protects.text,
+    gate: gateSteps(context.registry, [h.id]),
+  }));
+  let hookRegistry: Record<string, unknown> | null = null;
+  let hookType: { module: string; name: string } | null = null;
+  if (hooks.length) {
+    const register = consumedSymbol(context, SYMBOLS.register);
+    if (!register) diagnostics.push(diagnose('templateSymbolMissing', site, `*.${SYMBOLS.register}`));
+    const owner = splitDotted(register?.target ?? '.');
+    const symbol = register ? context.interfaces.find((i) => i.id === register.contract)!.symbols[register.index] : undefined;
+    const passesSource = symbol?.signature?.parameters.some((p) => p.name === 'source' && p.kind === 'keyword-only') ?? false;
+    hookRegistry = { ...splitDotted(owner.module), method: owner.name, passesSource };
+    hookType = need(SYMBOLS.hookType);
+  }
+  const backendName = context.product.packagePrefix;
+  const wantsWrapper = context.hooks.some((h) => h.implementation === `${context.importName}.${RECOVERY_WRAPPER}`);
+  const modules: Record<string, string> = { 'plugin.py': PLUGIN_PY, 'selection.py': SELECTION_PY, 'admission.py': ADMISSION_PY, 'hooks.py': HOOKS_PY };
+  const provides: string[] = [];
+  const common = { style, backendName, hookRegistry, hookType, hooks, maxDeferred: DEFERRED_PER_HOOK * Math.max(1, hooks.length) };
+  let styleData: Record<string, unknown>;
+  if (style === 'radix-backend') {
+    modules['backend.py'] = BACKEND_PY;
+    modules['linker.py'] = wantsWrapper ? LINKER_PY + RECOVERY_WRAPPER_PY : LINKER_PY;
+    if (wantsWrapper) provides.push(RECOVERY_WRAPPER);
+    styleData = {
+      selectors: [{ flag: flag(RADIX_FLAG), value: backendName }],
       radixBackend: need(SYMBOLS.radixBackend),
-      linkers,
-      hooks,
-    },
-    diagnostics,
-  };
+      linkers: adapterClasses(context, SYMBOLS.linkerBase, diagnostics),
+    };
+  } else {
+    modules['storage.py'] = STORAGE_PY;
+    const storageModule = `${context.importName}.storage`;
+    const storageBackends = adapterClasses(context, SYMBOLS.storageBase, diagnostics);
+    styleData = {
+      selectors: [
+        { flag: flag(STORAGE_FLAG), value: DYNAMIC_BACKEND },
+        { flag: flag(STORAGE_CONFIG_FLAG), jsonKey: 'module_path', value: storageModule },
+      ],
+      storageBackends,
+      dynamicConfig: storageBackends.map((b) => ({ backend_name: backendName, module_path: storageModule, class_name: b.className })),
+    };
+  }
+  return { data: { ...common, ...styleData }, modules, provides, adapterModule: STYLES[style].adapterModule, diagnostics };
 }
 
 export const sglangTemplate: AdapterTemplate = {
-  adapterModule: 'linker',
-  provides: ['linker.RecoveryLinkerWrapper'],
   hookModule: 'hooks',
   entryPoint: 'plugin:register',
   data,
-  modules: { 'plugin.py': PLUGIN_PY, 'hooks.py': HOOKS_PY, 'backend.py': BACKEND_PY, 'linker.py': LINKER_PY },
 };

@@ -4,6 +4,16 @@ import { type AdapterTemplate, type TemplateContext, type TemplateData, consumed
 /** The vLLM symbols this template builds on (engine-specific knowledge lives only here). */
 const BASE_CLASS = 'KVConnectorBase_V1';
 const REGISTER = 'KVConnectorFactory.register_connector';
+/**
+ * How vLLM reads what the rejections look at, so preflight and the live connector agree: config
+ * paths whose first segment is not a profile root are attributes of `vllm_config` (the engine
+ * hands the connector `vllm_config` and `kv_cache_config`); `VLLM_ALLOW_RUNTIME_LORA_UPDATING` is
+ * read as `value.strip().lower()` (vllm/envs.py).
+ */
+const PROFILE_RULES = {
+  fallbackRoot: 'vllm_config',
+  envParsing: { VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'strip-lower' },
+} as const;
 
 function data(context: TemplateContext): TemplateData {
   const diagnostics: Diagnostic[] = [];
@@ -28,17 +38,21 @@ function data(context: TemplateContext): TemplateData {
   if (!register) diagnostics.push(diagnose('templateSymbolMissing', { contract: context.engine.id }, `*.${REGISTER} (method)`));
   const factory = register ? splitDotted(register.target) : { module: '', name: '' };
   return {
-    data: { connectors, factory: { ...splitDotted(factory.module), method: factory.name } },
+    data: { connectors, factory: { ...splitDotted(factory.module), method: factory.name }, profile: PROFILE_RULES },
+    modules: { 'plugin.py': PLUGIN_PY, 'connector.py': CONNECTOR_PY },
+    provides: [],
+    adapterModule: 'connector',
     diagnostics,
   };
 }
 
 const PLUGIN_PY = String.raw`"""vLLM plugin entry point (the engine contract's plugin group).
 
-Called by vLLM in every process. When OrbitKV is not the selected connector it returns at once
-and imports nothing. When it is selected, the engine version must match the pin and the
-connector is registered with vLLM's connector factory; the connector itself runs the rejection
-checks in its constructor, before any Manager connection.
+Called by vLLM in every process. When no connector of this package is named on the command
+line (decided once per process) it returns at once and imports nothing. When one is, the
+engine version must match the pin (PEP 440, local part ignored) and the connector is registered
+with vLLM's connector factory; the connector itself runs the rejection checks in its
+constructor, before any Manager connection. A failure stops the process once, with its name.
 """
 
 import importlib
@@ -46,18 +60,23 @@ import sys
 
 from . import _data
 
+_DECIDED: "dict[str, bool]" = {}
 
-def selected(argv=None):
-    """Whether the command line selects an OrbitKV connector (its class name in --kv-transfer-config)."""
-    argv = sys.argv if argv is None else argv
+
+def selected(argv: "list[str] | None" = None) -> bool:
+    """Whether the command line names a connector of this package (its class name in --kv-transfer-config)."""
+    if argv is None:
+        if "selected" not in _DECIDED:
+            _DECIDED["selected"] = selected(sys.argv)
+        return _DECIDED["selected"]
     names = [c["className"] for c in _data.DATA["template"]["connectors"]]
     return any(name in arg for arg in argv for name in names)
 
 
-def register(argv=None):
+def register(argv: "list[str] | None" = None) -> "list[str] | None":
     if not selected(argv):
         return None
-    from . import rejections
+    from . import rejections, stop
 
     try:
         rejections.check_pin()
@@ -66,75 +85,59 @@ def register(argv=None):
         for connector in _data.DATA["template"]["connectors"]:
             getattr(owner, factory["method"])(connector["className"], __package__ + ".connector", connector["className"])
     except rejections.AdapterRejection as error:
-        sys.stderr.write(str(error) + "\n")
-        raise SystemExit(str(error)) from error
+        stop.stop(str(error), error)
+    except Exception as error:  # noqa: BLE001 - vLLM would log and ignore it; a selected adapter must stop
+        stop.stop(stop.failure_text("vLLM plugin", error), error)
     return [c["className"] for c in _data.DATA["template"]["connectors"]]
 `;
 
-const CONNECTOR_PY = String.raw`"""The OrbitKV vLLM connector: KVConnectorBase_V1 with scheduler and worker halves.
+const CONNECTOR_PY = String.raw`"""The vLLM connector: KVConnectorBase_V1 with scheduler and worker halves.
 
-Imported by vLLM only when OrbitKV is the selected connector (it imports vLLM, and so torch).
-The constructor evaluates the rejection contracts on the live engine's attributes first: a
-rejected profile raises before any connection is opened. Then the role's half connects to the
-Manager; every consumed method delegates to it.
+Imported by vLLM only when the connector is selected (it imports vLLM, and so torch). vLLM's
+factory builds it as cls(vllm_config, role, kv_cache_config). The constructor evaluates the
+rejection contracts on the live objects first, with the same path convention as a preflight
+profile (roots vllm_config and kv_cache_config; any other first segment is an attribute of
+vllm_config): a rejected profile stops the process (logged once) before any connection is
+opened. Then the role's half connects to the Manager; every consumed method delegates to it.
 """
 
 import importlib
 import os
-from collections.abc import Mapping
 
-from . import _data, manager, rejections
-
-
-class LiveConfig(Mapping):
-    """Config roots of a live engine: named objects, then attributes of vllm_config."""
-
-    def __init__(self, named, fallback):
-        self._named = {k: v for k, v in named.items() if v is not None}
-        self._fallback = fallback
-
-    def __getitem__(self, key):
-        if key in self._named:
-            return self._named[key]
-        value = getattr(self._fallback, key, None)
-        if value is None:
-            raise KeyError(key)
-        return value
-
-    def __iter__(self):
-        return iter(self._named)
-
-    def __len__(self):
-        return len(self._named)
+from . import _data, manager, rejections, stop
 
 
-def live_profile(vllm_config, kv_cache_config, environ=None):
+def live_profile(vllm_config: object, kv_cache_config: object, environ: "dict | None" = None) -> dict:
     """The rejection checks' profile, read from the objects vLLM hands the connector."""
     return {
         "engine": _data.DATA["engine"]["name"],
         "version": rejections.engine_version(),
         "env": dict(os.environ if environ is None else environ),
-        "config": LiveConfig({"vllm_config": vllm_config, "kv_cache_config": kv_cache_config}, vllm_config),
+        "config": {"vllm_config": vllm_config, "kv_cache_config": kv_cache_config},
     }
 
 
-def _role_name(role):
+def _role_name(role: object) -> str:
     return str(getattr(role, "name", role)).lower()
 
 
-def _connector_class(spec):
+def _connector_class(spec: dict) -> type:
     base = getattr(importlib.import_module(spec["base"]["module"]), spec["base"]["name"])
 
     def __init__(self, vllm_config, role, kv_cache_config=None):
         # Rejections first: a rejected profile never opens a connection.
-        self._orbitkv_verdict = rejections.check(live_profile(vllm_config, kv_cache_config))
-        base.__init__(self, vllm_config, role, kv_cache_config)
-        self._orbitkv_role = _role_name(role)
-        self._orbitkv_half = manager.connect(self._orbitkv_role)
+        try:
+            self._adapter_verdict = rejections.check(live_profile(vllm_config, kv_cache_config))
+            base.__init__(self, vllm_config, role, kv_cache_config)
+            self._adapter_role = _role_name(role)
+            self._adapter_half = manager.connect(self._adapter_role)
+        except (rejections.AdapterRejection, manager.ManagerNotReachable) as error:
+            stop.stop(str(error), error)
 
     requires = spec["requiresKvDelivery"]
     namespace = {"__init__": __init__, "requires_kv_delivery": property(lambda self: requires)}
-    return manager.delegating_class(spec["className"], base, spec["methods"], __name__, namespace)
+    methods = sorted(set(spec["methods"]) | set(getattr(base, "__abstractmethods__", ())))
+    return manager.delegating_class(spec["className"], base, methods, __name__, namespace)
 
 
 for _spec in _data.DATA["template"]["connectors"]:
@@ -142,9 +145,6 @@ for _spec in _data.DATA["template"]["connectors"]:
 `;
 
 export const vllmTemplate: AdapterTemplate = {
-  adapterModule: 'connector',
-  provides: [],
   entryPoint: 'plugin:register',
   data,
-  modules: { 'plugin.py': PLUGIN_PY, 'connector.py': CONNECTOR_PY },
 };

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { cpSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from '../../engine/cli/main.js';
+import { productOf } from '../../engine/registry/index.js';
+import { planAdapters } from '../../generators/index.js';
+import { captureIo } from '../support/io.js';
+import { REPO, python, registryAt, tempDir } from './support.js';
+
+const TESSERA = join(REPO, 'spec', 'fixtures', 'tessera');
+
+/** Every file under `dir` (wheels included, as bytes). */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+describe('a second product registry (spec/fixtures/tessera): validate, generate, preflight, package-check', function () {
+  this.timeout(120_000);
+  let out = '';
+
+  before(async () => {
+    out = tempDir('tessera');
+    const io = captureIo();
+    assert.equal(await runCli(['generate', '--registry', TESSERA, '--out', out, '--wheel'], io), 0, io.stderr);
+    generateLog = io.stderr;
+  });
+  let generateLog = '';
+
+  it('generate names the engine that got no package and why', () => {
+    assert.match(generateLog, /warning OKV5001/);
+    assert.match(generateLog, /^generate: no adapter package for trtllm \(OKV5001\)$/m);
+  });
+
+  it('validates with no findings', async () => {
+    const io = captureIo();
+    assert.equal(await runCli(['validate', '--registry', TESSERA, '--format', 'json'], io), 0, io.stderr);
+    assert.deepEqual((JSON.parse(io.stdout) as { diagnostics: unknown[] }).diagnostics, []);
+  });
+
+  it('generates its own names: packages, entry points, env prefix, and names the engine without a template', () => {
+    const plan = planAdapters(registryAt(TESSERA), '0');
+    assert.deepEqual(plan.packages.map((p) => [p.importName, p.entryPointName]), [['tessera_sglang', 'tessera'], ['tessera_vllm', 'tessera']]);
+    assert.deepEqual(plan.skipped, [{ engine: 'trtllm', code: 'OKV5001' }]);
+    assert.deepEqual(plan.diagnostics.map((d) => [d.code, d.contract]), [['OKV5001', 'engine.trtllm']]);
+    const sglang = plan.packages.find((p) => p.engine.name === 'sglang')!;
+    assert.equal((sglang.data.template as { style: string }).style, 'hicache-storage');
+    assert.deepEqual(Object.keys(sglang.modules).sort(), ['admission.py', 'hooks.py', 'plugin.py', 'selection.py', 'storage.py']);
+    assert.match(readFileSync(join(out, 'tessera-sglang', 'tessera_sglang', 'manager.py'), 'utf8'), /"_MANAGER_SOCKET"/);
+    // vLLM turns its hybrid KV cache manager off itself for a connector without SupportsHMA: no flag is required.
+    const vllmReadme = readFileSync(join(out, 'tessera-vllm', 'README.md'), 'utf8');
+    assert.match(vllmReadme, /turns its hybrid KV cache manager off by itself for a connector that does not implement `SupportsHMA`/);
+    assert.doesNotMatch(vllmReadme, /requires? `?--disable-hybrid-kv-cache-manager/);
+  });
+
+  it('"orbitkv" appears nowhere in its generated packages (sources, metadata, wheels)', () => {
+    const files = [...filesUnder(join(out, 'tessera-sglang')), ...filesUnder(join(out, 'tessera-vllm')), ...filesUnder(join(out, 'wheels'))];
+    assert.ok(files.length > 20);
+    for (const file of files) {
+      let text = readFileSync(file).toString('latin1');
+      // Wheels are zip files: read their members' names and (stored or deflated) contents through Python.
+      if (file.endsWith('.whl')) text = python(['-c', 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint("\\n".join(n + "\\n" + z.read(n).decode() for n in z.namelist()))', file]).stdout;
+      assert.doesNotMatch(text, /orbitkv/i, file);
+    }
+    assert.ok(statSync(join(out, 'wheels')).isDirectory());
+  });
+
+  it('preflights a profile with the generated package (3 rejected, 0 accepted)', () => {
+    const site = join(out, 'tessera-vllm');
+    const dir = tempDir('tessera-profile');
+    const profile = (config: object) => {
+      const path = join(dir, `p${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(path, JSON.stringify({ engine: 'vllm', version: '0.31.0+cu130', env: {}, config }));
+      return path;
+    };
+    const rejected = python(['-m', 'tessera_vllm.preflight', '--profile', profile({ vllm_config: { speculative_config: { method: 'eagle' } } })], { env: { PYTHONPATH: site } });
+    assert.equal(rejected.status, 3, rejected.stderr);
+    assert.match(rejected.stderr, /^Tessera rejection rejection\.vllm\.speculative: /m);
+    const accepted = python(['-m', 'tessera_vllm.preflight', '--profile', profile({})], { env: { PYTHONPATH: site } });
+    assert.equal(accepted.status, 0, accepted.stderr);
+  });
+
+  it('carries the metadata a packager expects: license, URLs, classifiers, a preflight script, py.typed, no second build backend', () => {
+    const pyproject = readFileSync(join(out, 'tessera-vllm', 'pyproject.toml'), 'utf8');
+    assert.match(pyproject, /^license = "MIT"$/m);
+    assert.match(pyproject, /^"Homepage" = "https:\/\/tessera\.example\/"$/m);
+    assert.match(pyproject, /^classifiers = \[.*"Typing :: Typed".*\]$/m);
+    assert.match(pyproject, /^\[project\.scripts\]\n"tessera-vllm-preflight" = "tessera_vllm\.preflight:run"$/m);
+    assert.doesNotMatch(pyproject, /build-system|setuptools/);
+    const wheel = readdirSync(join(out, 'wheels')).find((w) => w.startsWith('tessera_vllm'))!;
+    const meta = python(['-c', 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.read("tessera_vllm-0.1.0.dist-info/METADATA").decode())\nprint(z.read("tessera_vllm-0.1.0.dist-info/entry_points.txt").decode())\nprint("py.typed" if "tessera_vllm/py.typed" in z.namelist() else "")', join(out, 'wheels', wheel)]).stdout;
+    for (const line of ['License: MIT', 'Project-URL: Homepage, https://tessera.example/', 'Classifier: Typing :: Typed', '[console_scripts]', 'tessera-vllm-preflight = tessera_vllm.preflight:run', 'py.typed']) assert.ok(meta.includes(line), line);
+  });
+
+  it('package-checks its wheels against its own wheel-contents policy', async () => {
+    const wheels = readdirSync(join(out, 'wheels')).map((w) => join(out, 'wheels', w));
+    const io = captureIo();
+    assert.equal(await runCli(['package-check', '--registry', TESSERA, ...wheels], io), 0, io.stderr + io.stdout);
+  });
+});
+
+describe('planning a second product: what the registry expects, integration styles, names', () => {
+  /** A copy of the tessera registry with one file's text replaced. */
+  const edited = (file: string, from: string, to: string): string => {
+    const dir = join(tempDir('tessera-edit'), 'registry');
+    cpSync(TESSERA, dir, { recursive: true });
+    const path = join(dir, file);
+    const text = readFileSync(path, 'utf8');
+    assert.ok(text.includes(from), `${from} not in ${file}`);
+    writeFileSync(path, text.replace(from, to));
+    return dir;
+  };
+  const codes = (dir: string) => planAdapters(registryAt(dir), '0').diagnostics.map((d) => d.code);
+
+  it('an engine without a template that loads plugins expects an adapter: an error, and generate fails', async () => {
+    const dir = edited('engines/engine.trtllm.yaml', 'package: tensorrt_llm', 'package: tensorrt_llm\nplugins:\n  entryPointGroup: tensorrt_llm.plugins');
+    assert.deepEqual(codes(dir), ['OKV5301']);
+    const io = captureIo();
+    assert.equal(await runCli(['generate', '--registry', dir, '--out', tempDir('tessera-fail')], io), 1);
+    assert.match(io.stderr, /OKV5301/);
+  });
+
+  it('an interface consuming both SGLang styles, or neither, is a named error', () => {
+    const both = edited('interfaces/interface.sglang.hicache-storage.yaml', '  - target: --hicache-storage-backend\n', '  - target: sglang.srt.mem_cache.registry.register_radix_cache_backend\n    kind: function\n    role: Also a radix backend.\n  - target: --hicache-storage-backend\n');
+    assert.deepEqual(codes(both).sort(), ['OKV5001', 'OKV5305']);
+    const neither = edited('interfaces/interface.sglang.hicache-storage.yaml', '  - target: sglang.srt.mem_cache.hicache_storage.HiCacheStorage\n    kind: class', '  - target: sglang.srt.mem_cache.hicache_storage.OtherBase\n    kind: class');
+    assert.deepEqual(codes(neither).sort(), ['OKV5001', 'OKV5304']);
+  });
+
+  it("an adapter package outside the product's prefix is a named error", () => {
+    const dir = edited('policies/policy.product.yaml', 'packagePrefix: tessera', 'packagePrefix: mosaic');
+    assert.deepEqual([...new Set(codes(dir))].sort(), ['OKV5001', 'OKV5302']);
+  });
+});
+
+describe('product identity (engine/registry/product.ts)', () => {
+  it('comes from the product policy, else from the adapter package names', () => {
+    assert.deepEqual([productOf(registryAt(join(REPO, 'contracts'))).name, productOf(registryAt(join(REPO, 'contracts'))).envPrefix], ['OrbitKV', 'ORBITKV']);
+    assert.equal(productOf(registryAt(TESSERA)).name, 'Tessera');
+    const dir = join(tempDir('tessera-noproduct'), 'registry');
+    cpSync(TESSERA, dir, { recursive: true });
+    rmSync(join(dir, 'policies', 'policy.product.yaml'));
+    const derived = productOf(registryAt(dir));
+    assert.deepEqual([derived.contract, derived.name, derived.packagePrefix, derived.envPrefix], [null, 'tessera', 'tessera', 'TESSERA']);
+  });
+});
