@@ -189,38 +189,10 @@ def _compare_versions(a, b):
     return (x > y) - (x < y)
 
 
-_PEP440 = re.compile(
-    r"^\s*v?(?:(?P<epoch>[0-9]+)!)?(?P<release>[0-9]+(?:\.[0-9]+)*)"
-    r"(?:[-_.]?(?P<pre_l>a|b|c|rc|alpha|beta|pre|preview)[-_.]?(?P<pre_n>[0-9]+)?)?"
-    r"(?:-(?P<post_n1>[0-9]+)|[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?)?"
-    r"(?:[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?"
-    r"(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$",
-    re.IGNORECASE,
-)
-_PRE = {"a": "a", "alpha": "a", "b": "b", "beta": "b", "c": "rc", "rc": "rc", "pre": "rc", "preview": "rc"}
-
-
-def public_version(value):
-    """The PEP 440 public version as a comparable tuple (local part dropped), or None when invalid."""
-    if not isinstance(value, str):
-        return None
-    m = _PEP440.match(value)
-    if m is None:
-        return None
-    release = [int(p) for p in m.group("release").split(".")]
-    while len(release) > 1 and release[-1] == 0:
-        release.pop()
-    pre = (_PRE[m.group("pre_l").lower()], int(m.group("pre_n") or 0)) if m.group("pre_l") else None
-    post_n = m.group("post_n1") or m.group("post_n2")
-    post = int(post_n or 0) if (m.group("post_n1") or m.group("post_l")) else None
-    dev = int(m.group("dev_n") or 0) if m.group("dev_l") else None
-    return (int(m.group("epoch") or 0), tuple(release), pre, post, dev)
-
-
 def pin_matches(found, pinned):
     """Whether a found engine version is the pinned one: PEP 440 equality, local part ignored."""
-    want, have = public_version(pinned), public_version(found)
-    return want is not None and have is not None and want == have
+    want, have = _version(pinned), _version(found)
+    return want is not None and have is not None and want[:5] == have[:5]
 
 
 def holds(predicate, profile):

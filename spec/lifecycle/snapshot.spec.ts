@@ -98,7 +98,7 @@ describe('snapshot cache: a cache that cannot be used', () => {
       const status = await run(dir, { ORBITKV_CACHE_DIR: place }, 'status');
       assert.equal(status.code, 0, status.err);
       assert.match(status.out, /hook\.alpha\.capture/);
-      assert.deepEqual(codes(status.err), ['OKV4401']);
+      assert.deepEqual(codes(status.err).filter((c) => c.startsWith('OKV44')), ['OKV4401']);
       const add = await run(dir, { ORBITKV_CACHE_DIR: place }, 'evidence', 'add', 'recheck', '--subject', 'engine.alpha', '--data', JSON.stringify({ findings: 'x', authorizes: 'nothing' }));
       assert.equal(add.code, 0, add.err);
     }
@@ -109,7 +109,7 @@ describe('snapshot cache: a cache that cannot be used', () => {
     const before = readdirSync(dir).sort();
     const status = await run(dir, { ORBITKV_CACHE_DIR: '' }, 'status');
     assert.equal(status.code, 0);
-    assert.deepEqual(codes(status.err), ['OKV4402']);
+    assert.deepEqual(codes(status.err).filter((c) => c.startsWith('OKV44')), ['OKV4402']);
     assert.equal((await run(dir, { ORBITKV_CACHE_DIR: '' }, 'evidence', 'add', 'recheck', '--subject', 'engine.alpha', '--data', JSON.stringify({ findings: 'x', authorizes: 'nothing' }))).code, 0);
     assert.deepEqual(readdirSync(dir).sort(), before);
     assert.equal(existsSync(join(dir, 'seal.key')), false);
