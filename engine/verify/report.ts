@@ -59,6 +59,8 @@ export interface AssertionCheck {
   /** What was seen (`preprocess_state at 41, pre_forward at 44`), or why it could not be decided. */
   detail?: string;
   location?: SourceLocation;
+  /** The helper calls followed to reach the calls that decided it (`self._do_release at F:12 → Q._do_release (F)`). */
+  trail?: string[];
   parts?: AssertionCheck[];
   files: string[];
 }

@@ -24,8 +24,8 @@ describe('orbitkv verify (command line)', function () {
     const io = captureIo(REPO);
     assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', PINNED_SGLANG], io), 0);
     const lines = io.stdout.trimEnd().split('\n');
-    assert.match(lines[0]!, /^verify sglang: .*sglang-0\.5\.21 \(package python\/sglang, 25 Python files, grammar python 0\.25\.0\)$/);
-    assert.match(lines[1]!, /^version +version 0\.5\.21 \(python\/sglang\/version\.py\) = pin; commit unknown/);
+    assert.match(lines[0]!, /^verify sglang: .*sglang-0\.5\.21 \(package python\/sglang, 27 Python files, grammar python 0\.25\.0\)$/);
+    assert.match(lines[1]!, /^version +version 0\.5\.21 \(python\/sglang\/_version\.py\) = pin; commit unknown/);
     const json = captureIo(REPO);
     await runCli(['verify', '--engine', 'sglang', '--source', PINNED_SGLANG, '--format', 'json'], json);
     const report = JSON.parse(json.stdout) as VerifyReport;
@@ -80,7 +80,7 @@ describe('orbitkv verify (command line)', function () {
     const registryDir = registryCopy();
     const before = readLedgerFile(ledgerFiles(registryDir)).records.length;
     const source = checkout('sglang-0.5.21');
-    (await import('node:fs')).writeFileSync(join(source, 'python/sglang/version.py'), '__version__ = "0.5.23"\n');
+    (await import('node:fs')).writeFileSync(join(source, 'python/sglang/_version.py'), '__version__ = "0.5.23"\n');
     const io = captureIo(REPO, { USER: 'ci-verify' });
     assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', source, '--registry', registryDir, '--record'], io), 1);
     assert.match(io.stdout, /OKV6011/);

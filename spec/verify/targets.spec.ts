@@ -36,10 +36,17 @@ describe('verify: checking consumed symbols by kind', function () {
         'class Params:',
         '    size: int = 1',
         'class Args:',
+        '    not_a_dataclass: bool = False',
+        '@dataclasses.dataclass',
+        'class ServerArgs:',
         '    disable_thing: bool = False',
-        'FLAG = "--enable-x"',
+        'FLAG = "--mentioned-only"',
+        'def add_cli_args(parser):',
+        '    parser.add_argument("--enable-x", "-x", action="store_true")',
         '',
       ].join('\n'),
+      'eng/tests/test_cli.py': ['def test_flag(parser):', '    parser.add_argument("--test-only-flag")', 'ARGS = ["--mentioned-only"]', ''].join('\n'),
+      'eng/testing/server_args.py': ['import dataclasses', '@dataclasses.dataclass', 'class TestArgs:', '    test_field_flag: bool = False', ''].join('\n'),
     });
     const interfaceContract = contract([
       { target: 'eng.api.Child', kind: 'class', role: 'r', signature: { parameters: [p('config'), p('role', true)] } },
@@ -52,6 +59,10 @@ describe('verify: checking consumed symbols by kind', function () {
       { target: '--enable-x', kind: 'cli-flag', role: 'r' },
       { target: '--disable-thing', kind: 'cli-flag', role: 'r' },
       { target: '--absent-flag', kind: 'cli-flag', role: 'r' },
+      { target: '--mentioned-only', kind: 'cli-flag', role: 'r' },
+      { target: '--not-a-dataclass', kind: 'cli-flag', role: 'r' },
+      { target: '--test-only-flag', kind: 'cli-flag', role: 'r' },
+      { target: '--test-field-flag', kind: 'cli-flag', role: 'r' },
       { target: 'ENG_ABSENT', kind: 'env-var', role: 'r' },
     ]);
     const tree = readSourceTree(root, 'eng', [])!;
@@ -71,6 +82,10 @@ describe('verify: checking consumed symbols by kind', function () {
         '--enable-x cli-flag: present',
         '--disable-thing cli-flag: present',
         '--absent-flag cli-flag: missing attribute-missing',
+        '--mentioned-only cli-flag: missing attribute-missing',
+        '--not-a-dataclass cli-flag: missing attribute-missing',
+        '--test-only-flag cli-flag: missing attribute-missing',
+        '--test-field-flag cli-flag: missing attribute-missing',
         'ENG_ABSENT env-var: missing attribute-missing',
       ],
     );
