@@ -170,7 +170,7 @@ export function attachBodies(functions: Map<number, FunctionScan>, bodies: Reado
   for (const fn of functions.values()) {
     const literals = bodies.has(fn.def.qualname.split('.').pop() ?? '');
     const stack: { end: number; own: boolean }[] = [];
-    const regions: Region[] = [];
+    const guardNodes: Node[] = [];
     const calls: Node[] = [];
     for (const node of fn.node.descendantsOfType(literals ? [...SCOPES, ...GUARD_NODES, ...BODY_NODES] : [...SCOPES, ...GUARD_NODES, 'call'])) {
       const start = node.startIndex;
@@ -179,15 +179,21 @@ export function attachBodies(functions: Map<number, FunctionScan>, bodies: Reado
         stack.push({ end: node.endIndex, own: start === fn.node.startIndex });
         continue;
       }
-      if (node.type === 'call') flagOf(node, flags);
-      if (!stack[stack.length - 1]?.own || start < fn.bodyStart) continue;
+      if (!stack[stack.length - 1]?.own || start < fn.bodyStart) {
+        // a nested def's calls are not this function's, but its add_argument calls still define flags
+        if (node.type === 'call') flagOf(node, flags);
+        continue;
+      }
       if (node.type === 'call') calls.push(node);
-      else if (GUARD_NODES.includes(node.type)) regionsOf(node, regions);
+      else if (GUARD_NODES.includes(node.type)) guardNodes.push(node);
       // comparisons and boolean operators can be both: a guard and a literal carrier
       if (literals && node.type !== 'call' && BODY_NODES.includes(node.type)) attachLiterals(fn, node);
     }
+    if (calls.length === 0) continue;
+    const regions: Region[] = [];
+    for (const g of guardNodes) regionsOf(g, regions);
     const guards = guardCalls(calls, regions);
-    calls.forEach((call, i) => attachCall(fn, call, guards[i]!));
+    calls.forEach((call, i) => attachCall(fn, call, guards[i]!, flags));
   }
 }
 
@@ -203,10 +209,11 @@ function flagOf(call: Node, flags: FlagSite[]): void {
   }
 }
 
-function attachCall(fn: FunctionScan, node: Node, guards: CallGuard[]): void {
+function attachCall(fn: FunctionScan, node: Node, guards: CallGuard[], flags: FlagSite[]): void {
   const callee = node.childForFieldName('function');
   const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
   if (!name) return;
+  if (name === 'add_argument') flagOf(node, flags);
   const receiver = callee?.type === 'attribute' ? callee.childForFieldName('object')?.text : undefined;
   const site: CallSite = { name, ...(receiver !== undefined && receiver.length <= MAX_RECEIVER ? { receiver: oneLine(receiver) } : {}), guards, ...point(node) };
   // a call runs after its arguments: order by where it ends

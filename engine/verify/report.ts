@@ -104,4 +104,6 @@ export interface VerifyReport {
    * no longer holding or unresolvable; `unusable`: the input could not be verified at all.
    */
   verdict: 'ok' | 'failed' | 'unusable';
+  /** With a symbol-table cache: tables reused and files parsed (never changes a result). */
+  scanCache?: { reused: number; parsed: number };
 }
