@@ -1,4 +1,5 @@
 import type { GapContract, SourceAssertion } from '../model/index.js';
+import type { BodyReader } from './body-reader.js';
 import { type Entered, MAX_CALL_DEPTH, type ReachedCall, describeTrail, reachableCalls } from './call-graph.js';
 import type { AssertionCheck, AssertionOutcome, SourceLocation } from './report.js';
 import type { Found, SymbolResolver } from './resolve.js';
@@ -37,7 +38,7 @@ function summary(a: SourceAssertion): string {
 export class AssertionEvaluator {
   private readonly reached = new Map<string, ReachedCall[]>();
 
-  constructor(private readonly resolver: SymbolResolver) {}
+  constructor(private readonly resolver: SymbolResolver, private readonly bodies?: BodyReader) {}
 
   gap(gap: GapContract): AssertionCheck {
     return this.evaluate(gap.id, gap.assertion, []);
@@ -106,7 +107,7 @@ export class AssertionEvaluator {
   private reach(entered: Entered): ReachedCall[] {
     const key = `${entered.module.file}:${entered.fn.start}`;
     let calls = this.reached.get(key);
-    if (!calls) this.reached.set(key, (calls = reachableCalls(this.resolver, entered)));
+    if (!calls) this.reached.set(key, (calls = reachableCalls(this.resolver, entered, this.bodies)));
     return calls;
   }
 

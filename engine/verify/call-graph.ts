@@ -1,3 +1,4 @@
+import type { BodyReader } from './body-reader.js';
 import type { ModuleInfo } from './module-index.js';
 import type { SymbolResolver } from './resolve.js';
 import type { CallGuard, CallSite, ClassDefinition, FunctionDefinition } from './table.js';
@@ -49,10 +50,11 @@ const written = (c: CallSite): string => (c.receiver ? `${c.receiver}.${c.name}`
  * most `MAX_CALL_DEPTH` helpers deep. Calls on other objects (`self.pool.free()`) are not
  * followed: their target is a run-time value.
  */
-export function reachableCalls(resolver: SymbolResolver, start: Entered, depth = MAX_CALL_DEPTH): ReachedCall[] {
+export function reachableCalls(resolver: SymbolResolver, start: Entered, bodies?: BodyReader, depth = MAX_CALL_DEPTH): ReachedCall[] {
   const out: ReachedCall[] = [];
   const entered = new Set<string>([key(start)]);
   const walk = (at: Entered, trail: Step[], guards: CallGuard[], left: number): void => {
+    if (!at.fn.bodyRead) bodies?.ensure(at.module);
     for (const site of at.fn.calls) {
       const path = [...guards, ...site.guards];
       out.push({ site, file: at.module.file, trail, guards: path });

@@ -1,5 +1,5 @@
 import type { Node, Tree } from 'web-tree-sitter';
-import { type FunctionScan, attachBodies, point, stringValue } from './function-body.js';
+import { type FunctionScan, attachBodies, flagsOf, point, stringValue } from './function-body.js';
 import type { AssignmentDefinition, ClassDefinition, Definition, FlagSite, FunctionDefinition, NeedleHit, ParsedParameter, SourcePoint } from './table.js';
 
 /** At most this many syntax errors are listed per file; the count beyond is not useful to a reader. */
@@ -142,6 +142,7 @@ class DefinitionWalker {
       decorators: decorators(outer),
       parameters: parameters(node.childForFieldName('parameters')),
       ...(returns !== undefined ? { returns } : {}),
+      bodyRead: false,
       calls: [],
       literals: [],
       selfAttributes: name === '__init__' && body ? selfAttributes(body) : [],
@@ -269,12 +270,11 @@ function needleHits(root: Node, text: string, needles: readonly string[]): Needl
  * Everything verification needs from one parsed file: every definition at module and class
  * level; calls and literals for the functions named in `bodies`; literal `needles` found.
  */
-export function extractTable(tree: Tree, text: string, needles: readonly string[], bodies: ReadonlySet<string>): { definitions: Definition[]; syntaxErrors: SourcePoint[]; errorOffsets: number[]; needles: NeedleHit[]; flags: FlagSite[] } {
+export function extractTable(tree: Tree, text: string, needles: readonly string[], bodies: ReadonlySet<string>, allCalls = false): { definitions: Definition[]; syntaxErrors: SourcePoint[]; errorOffsets: number[]; needles: NeedleHit[]; flags: FlagSite[] } {
   const root = tree.rootNode;
   const walker = new DefinitionWalker();
   walker.block(root.namedChildren, '', false, true);
-  const flags: FlagSite[] = [];
-  attachBodies(walker.functions, bodies, flags);
+  attachBodies(walker.functions, bodies, allCalls);
   const errors = syntaxErrors(root);
-  return { definitions: walker.definitions, syntaxErrors: errors.points, errorOffsets: errors.offsets, needles: needleHits(root, text, needles), flags };
+  return { definitions: walker.definitions, syntaxErrors: errors.points, errorOffsets: errors.offsets, needles: needleHits(root, text, needles), flags: flagsOf(root, text) };
 }

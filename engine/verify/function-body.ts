@@ -160,15 +160,18 @@ function guardCalls(calls: Node[], regions: Region[]): CallGuard[][] {
 }
 
 /**
- * The body pass: every function's calls (callee, receiver, the conditions it runs under), so
- * assertions can follow calls into helpers; for the functions whose name an assertion scopes,
- * also the compared, matched and returned literals. Calls inside a nested def or lambda belong
- * to that scope, not to the function around it. `add_argument('--flag')` calls anywhere in a
- * function define flags.
+ * The body pass, for the functions whose name an assertion scopes (or every function, when
+ * `allCalls`: a helper an assertion follows into, read on demand): calls with callee, receiver
+ * and the conditions each runs under, and, for the scoped ones, the compared, matched and
+ * returned literals. Calls inside a nested def or lambda belong to that scope, not to the
+ * function around it. Reading every body of every file would cost about as much again as
+ * parsing; the few helpers followed are read later (see `BodyReader`).
  */
-export function attachBodies(functions: Map<number, FunctionScan>, bodies: ReadonlySet<string>, flags: FlagSite[]): void {
+export function attachBodies(functions: Map<number, FunctionScan>, bodies: ReadonlySet<string>, allCalls: boolean): void {
   for (const fn of functions.values()) {
     const literals = bodies.has(fn.def.qualname.split('.').pop() ?? '');
+    if (!literals && !allCalls) continue;
+    fn.def.bodyRead = true;
     const stack: { end: number; own: boolean }[] = [];
     const guardNodes: Node[] = [];
     const calls: Node[] = [];
@@ -179,11 +182,7 @@ export function attachBodies(functions: Map<number, FunctionScan>, bodies: Reado
         stack.push({ end: node.endIndex, own: start === fn.node.startIndex });
         continue;
       }
-      if (!stack[stack.length - 1]?.own || start < fn.bodyStart) {
-        // a nested def's calls are not this function's, but its add_argument calls still define flags
-        if (node.type === 'call') flagOf(node, flags);
-        continue;
-      }
+      if (!stack[stack.length - 1]?.own || start < fn.bodyStart) continue;
       if (node.type === 'call') calls.push(node);
       else if (GUARD_NODES.includes(node.type)) guardNodes.push(node);
       // comparisons and boolean operators can be both: a guard and a literal carrier
@@ -193,11 +192,21 @@ export function attachBodies(functions: Map<number, FunctionScan>, bodies: Reado
     const regions: Region[] = [];
     for (const g of guardNodes) regionsOf(g, regions);
     const guards = guardCalls(calls, regions);
-    calls.forEach((call, i) => attachCall(fn, call, guards[i]!, flags));
+    calls.forEach((call, i) => attachCall(fn, call, guards[i]!));
   }
 }
 
-/** `x.add_argument("--flag", "-f", ...)`: every leading string argument that starts with a dash. */
+/**
+ * CLI flags the file defines: `x.add_argument("--flag", "-f", ...)` anywhere, every leading
+ * string argument that starts with a dash. Only files that mention `add_argument` are walked.
+ */
+export function flagsOf(root: Node, text: string): FlagSite[] {
+  const flags: FlagSite[] = [];
+  if (!text.includes('add_argument')) return flags;
+  for (const call of root.descendantsOfType('call')) if (call) flagOf(call, flags);
+  return flags;
+}
+
 function flagOf(call: Node, flags: FlagSite[]): void {
   const callee = call.childForFieldName('function');
   const name = callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : callee?.text;
@@ -209,11 +218,10 @@ function flagOf(call: Node, flags: FlagSite[]): void {
   }
 }
 
-function attachCall(fn: FunctionScan, node: Node, guards: CallGuard[], flags: FlagSite[]): void {
+function attachCall(fn: FunctionScan, node: Node, guards: CallGuard[]): void {
   const callee = node.childForFieldName('function');
   const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
   if (!name) return;
-  if (name === 'add_argument') flagOf(node, flags);
   const receiver = callee?.type === 'attribute' ? callee.childForFieldName('object')?.text : undefined;
   const site: CallSite = { name, ...(receiver !== undefined && receiver.length <= MAX_RECEIVER ? { receiver: oneLine(receiver) } : {}), guards, ...point(node) };
   // a call runs after its arguments: order by where it ends

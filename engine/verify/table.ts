@@ -78,7 +78,9 @@ export interface FunctionDefinition extends DefinitionBase {
   decorators: string[];
   parameters: ParsedParameter[];
   returns?: string;
-  /** Calls in the body, in evaluation order (every function: assertions follow calls into helpers). */
+  /** Whether `calls` were read: for the functions an assertion scopes, and helpers read on demand. */
+  bodyRead: boolean;
+  /** Calls in the body, in evaluation order (empty until the body is read). */
   calls: CallSite[];
   /** Compared, matched or returned string literals, for the same functions. */
   literals: LiteralSite[];

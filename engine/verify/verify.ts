@@ -5,7 +5,8 @@ import type { SourceAssertion } from '../model/index.js';
 import type { Registry } from '../registry/index.js';
 import { AssertionEvaluator } from './assertions.js';
 import { checkoutVersion } from './checkout-version.js';
-import { PINNED_GRAMMAR } from './grammar.js';
+import { BodyReader } from './body-reader.js';
+import { PINNED_GRAMMAR, loadPythonParser } from './grammar.js';
 import { ModuleIndex } from './module-index.js';
 import { type ScanTarget, scanFiles } from './pool.js';
 import { ScanCache, lookupScans, scanCacheKey } from './scan-cache.js';
@@ -42,6 +43,10 @@ function scopeFiles(a: SourceAssertion): string[] {
 function scopedFunctions(a: SourceAssertion): string[] {
   if (a.form === 'all') return a.of.flatMap(scopedFunctions);
   return 'function' in a ? [a.function.split('.').pop() ?? a.function] : [];
+}
+
+function usesCalls(a: SourceAssertion): boolean {
+  return a.form === 'all' ? a.of.some(usesCalls) : a.form === 'calls' || a.form === 'call-order' || a.form === 'call-branch';
 }
 
 function scanDiagnostics(scan: FileScan, maxFileBytes: number): Diagnostic[] {
@@ -111,9 +116,16 @@ export async function verifyEngine(options: VerifyOptions): Promise<VerifyReport
   const index = new ModuleIndex(tree, scans);
   const resolver = new SymbolResolver(index);
   const checker = new TargetChecker(resolver, index);
-  const evaluator = new AssertionEvaluator(resolver);
   const targetChecks = [...hooks.flatMap((h) => checker.hook(h)), ...interfaces.flatMap((i) => checker.interface(i))];
-  const assertionChecks = gaps.map((g) => evaluator.gap(g));
+  // helpers' bodies are parsed on demand while call assertions follow them
+  const parser = gaps.some((g) => usesCalls(g.assertion)) ? await loadPythonParser() : undefined;
+  let assertionChecks: AssertionCheck[];
+  try {
+    const evaluator = new AssertionEvaluator(resolver, parser ? new BodyReader(parser, tree.root) : undefined);
+    assertionChecks = gaps.map((g) => evaluator.gap(g));
+  } finally {
+    parser?.delete();
+  }
 
   const version = checkoutVersion(engine, index);
   if (version.version === undefined) diagnostics.push(diagnose('versionUnknown', {}, [engine.versionFile, 'pyproject.toml', 'PKG-INFO'].filter(Boolean).join(', ')));
