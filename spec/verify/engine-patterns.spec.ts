@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BodyReader } from '../../engine/verify/body-reader.js';
+import { loadPythonParser } from '../../engine/verify/grammar.js';
 import { ModuleIndex } from '../../engine/verify/module-index.js';
 import { scanFiles } from '../../engine/verify/pool.js';
 import { SymbolResolver } from '../../engine/verify/resolve.js';
@@ -70,6 +72,27 @@ describe('verify: real engine patterns', function () {
       const r = await report('sglang', source);
       assert.equal(part(r, 'gap.sglang.deferred-release-timeout', 0).outcome, 'no-longer-holds');
       assert.match(part(r, 'gap.sglang.deferred-release-timeout', 0).detail ?? '', /no call to release_kv_cache \(helpers followed up to 3 deep\)/);
+    });
+
+    it('reads a helper body on demand only while the file has the bytes the scan hashed', async function () {
+      const source = checkout('sglang-0.5.21');
+      const tree = readSourceTree(source, 'sglang', [])!;
+      const scans = await scanFiles(tree.files, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, needles: [], bodies: [] }, 0);
+      const index = new ModuleIndex(tree, scans);
+      const decode = index.byFile.get('python/sglang/srt/disaggregation/decode.py')!;
+      const release = decode.scan.definitions.find((d) => d.qualname === 'DecodeTransferQueue._do_release');
+      assert.ok(release?.kind === 'function' && !release.bodyRead && release.calls.length === 0);
+      const parser = await loadPythonParser();
+      try {
+        const kv = index.byFile.get('python/sglang/srt/mem_cache/kv_cache_builder.py')!;
+        writeFileSync(join(source, kv.file), `${readFileSync(join(source, kv.file), 'utf8')}\n# edited after the scan\n`);
+        const reader = new BodyReader(parser, tree.root);
+        assert.equal(reader.ensure(kv), false, 'changed since the scan: not read');
+        assert.equal(reader.ensure(decode), true);
+        assert.ok(release.bodyRead && release.calls.some((c) => c.name === 'release_kv_cache'));
+      } finally {
+        parser.delete();
+      }
     });
   });
 
