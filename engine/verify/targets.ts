@@ -23,6 +23,8 @@ export function isTestFile(file: string): boolean {
 }
 
 const DATACLASS = /(^|\.)dataclass\b/;
+/** Argument classes: server-args and engine-args dataclasses generate their flags from their fields (`ServerArgs`, `EngineArgs`). */
+const ARGS_CLASS = /(^|\.)\w*(Args|Arguments)$/;
 
 type Expectation = 'callable' | 'class' | 'any';
 
@@ -62,9 +64,9 @@ export class TargetChecker {
 
   /**
    * CLI flags count only where they are defined, outside test code: an `add_argument('--flag')`
-   * call, or a field of a dataclass named like the flag with underscores (server-args and
-   * engine-args classes generate their flags from fields). A flag a test or a help text merely
-   * mentions is missing.
+   * call, or a field named like the flag with underscores of an arguments dataclass (`*Args`,
+   * `*Arguments`: server-args and engine-args classes generate their flags from fields). A flag a
+   * test or a help text merely mentions, or a same-named field of another dataclass, is missing.
    */
   private flag(base: Omit<TargetCheck, 'outcome' | 'files'>): TargetCheck {
     const modules = [...this.index.byFile.values()].filter((m) => !isTestFile(m.file));
@@ -77,10 +79,10 @@ export class TargetChecker {
       for (const def of module.scan.definitions) {
         if (def.kind !== 'assignment' || !def.qualname.endsWith(`.${field}`)) continue;
         const owner = module.byName.get(def.qualname.slice(0, -field.length - 1))?.find((d) => d.kind === 'class');
-        if (owner?.kind === 'class' && owner.decorators.some((d) => DATACLASS.test(d))) return { ...base, outcome: 'present', location: { file: module.file, line: def.line, col: def.col }, detail: `dataclass field ${def.qualname}`, files: [module.file] };
+        if (owner?.kind === 'class' && ARGS_CLASS.test(owner.qualname) && owner.decorators.some((d) => DATACLASS.test(d))) return { ...base, outcome: 'present', location: { file: module.file, line: def.line, col: def.col }, detail: `dataclass field ${def.qualname}`, files: [module.file] };
       }
     }
-    return { ...base, outcome: 'missing', reason: 'attribute-missing', detail: `no add_argument('${base.target}') and no dataclass field ${field} in ${this.index.tree.packageDir} outside tests`, files: [] };
+    return { ...base, outcome: 'missing', reason: 'attribute-missing', detail: `no add_argument('${base.target}') and no field ${field} of an arguments dataclass in ${this.index.tree.packageDir} outside tests`, files: [] };
   }
 
   /**

@@ -129,7 +129,7 @@ export async function verifyEngine(options: VerifyOptions): Promise<VerifyReport
 
   const version = checkoutVersion(engine, index);
   if (version.version === undefined) diagnostics.push(diagnose('versionUnknown', {}, [engine.versionFile, 'pyproject.toml', 'PKG-INFO'].filter(Boolean).join(', ')));
-  else if (version.versionMatches === false) diagnostics.push(diagnose('versionMismatch', version.versionFrom ? { file: version.versionFrom } : {}, version.version, engine.version));
+  else if (version.versionMatches === false) diagnostics.push(diagnose('versionMismatch', version.versionFrom && !version.versionFrom.startsWith('.git ') ? { file: version.versionFrom } : {}, version.version, engine.version));
   if (version.commitMatches === false) diagnostics.push(diagnose('commitMismatch', {}, version.commit ?? '?', engine.commit ?? '?'));
 
   const files: Record<string, string> = {};
