@@ -106,6 +106,15 @@ export class ScanCache {
     return shard;
   }
 
+  /** True when nothing was stored under this key yet: a first run need not hash files to look them up. */
+  empty(): boolean {
+    try {
+      return !readdirSync(this.folder).some((n) => n.endsWith('.json'));
+    } catch {
+      return true;
+    }
+  }
+
   get(sha: string, file: string): FileScan | undefined {
     const hit = this.shard(sha).get(sha);
     if (!hit) return undefined;
@@ -151,6 +160,8 @@ export class ScanCache {
 export function lookupScans(cache: ScanCache, files: readonly ScanTarget[], maxBytes: number): { hits: Map<number, FileScan>; misses: number[] } {
   const hits = new Map<number, FileScan>();
   const misses: number[] = [];
+  // the scanner hashes what it reads: an empty cache has nothing to look up
+  if (cache.empty()) return { hits, misses: files.map((_, i) => i) };
   files.forEach((f, i) => {
     const sha = contentHash(f.absolute, maxBytes);
     const hit = sha === undefined ? undefined : cache.get(sha, f.file);
