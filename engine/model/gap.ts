@@ -10,7 +10,11 @@ export interface SourceScope {
   function: string;
 }
 
-/** Within the function, the first call to `first` happens before the first call to `then`. */
+/**
+ * Within the function, the first call to `first` happens before the first call to `then`.
+ * Calls are followed into helpers (module functions, `self.`/`cls.` methods, bases) to a bounded
+ * depth: a call inside a helper happens where the helper is called.
+ */
 export interface CallOrderAssertion extends SourceScope {
   form: 'call-order';
   /** Callee name (last dotted component: `preprocess_state` matches `self.model_state.preprocess_state(...)`). */
@@ -19,13 +23,40 @@ export interface CallOrderAssertion extends SourceScope {
   then: string;
 }
 
-/** The function does (or does not) call `callee`. */
+/** The function does (or does not) call `callee`, directly or through helpers it calls (bounded depth). */
 export interface CallPresenceAssertion extends SourceScope {
   form: 'calls';
   /** Callee name (last dotted component). */
   callee: string;
   /** `true`: the call must be there; `false`: it must not. */
   present: boolean;
+}
+
+/**
+ * Where the call to `callee` runs inside the function (followed through helpers like the other
+ * call forms): on every run of the body, or only on the branch where a condition holds.
+ */
+export type CallBranchAssertion = UnconditionalCallAssertion | GuardedCallAssertion;
+
+/** Some call to `callee` runs whenever the function body runs: no enclosing `if`, loop, handler or `case` (an earlier `if ...: return` is not read). */
+export interface UnconditionalCallAssertion extends SourceScope {
+  form: 'call-branch';
+  /** Callee name (last dotted component). */
+  callee: string;
+  runs: 'unconditionally';
+}
+
+/** Every call to `callee` sits on the branch guarded by `condition`. */
+export interface GuardedCallAssertion extends SourceScope {
+  form: 'call-branch';
+  /** Callee name (last dotted component). */
+  callee: string;
+  runs: 'when';
+  /**
+   * The guarding test as written (`scheduler_output.has_sync_kv_loads`), or its last dotted
+   * part (`has_sync_kv_loads`); `not X` for the branch where X is false (`else`, `if not X`).
+   */
+  condition: string;
 }
 
 /** The string literals the function compares against or returns (e.g. backend names it accepts). */
@@ -80,6 +111,7 @@ export interface AllOfAssertion {
 export type SourceAssertion =
   | CallOrderAssertion
   | CallPresenceAssertion
+  | CallBranchAssertion
   | StringLiteralsAssertion
   | ReturnAnnotationAssertion
   | SymbolAssertion

@@ -1,7 +1,9 @@
 import type { GapContract, SourceAssertion } from '../model/index.js';
+import type { BodyReader } from './body-reader.js';
+import { type Entered, MAX_CALL_DEPTH, type ReachedCall, describeTrail, reachableCalls } from './call-graph.js';
 import type { AssertionCheck, AssertionOutcome, SourceLocation } from './report.js';
 import type { Found, SymbolResolver } from './resolve.js';
-import type { FunctionDefinition } from './table.js';
+import type { CallGuard, FunctionDefinition } from './table.js';
 
 const squash = (text: string): string => text.replace(/\s+/g, '');
 
@@ -13,6 +15,8 @@ function summary(a: SourceAssertion): string {
       return `call-order: ${a.first} before ${a.then} in ${a.file} ${a.function}`;
     case 'calls':
       return `calls: ${a.function} ${a.present ? 'calls' : 'does not call'} ${a.callee} (${a.file})`;
+    case 'call-branch':
+      return `call-branch: ${a.function} calls ${a.callee} ${a.runs === 'when' ? `when ${a.condition}` : 'unconditionally'} (${a.file})`;
     case 'string-literals':
       return `string-literals: ${a.function} literals ${a.match} [${a.values.join(', ')}] (${a.file})`;
     case 'return-annotation':
@@ -32,7 +36,9 @@ function summary(a: SourceAssertion): string {
  * no longer shows the fact makes it no-longer-holds.
  */
 export class AssertionEvaluator {
-  constructor(private readonly resolver: SymbolResolver) {}
+  private readonly reached = new Map<string, ReachedCall[]>();
+
+  constructor(private readonly resolver: SymbolResolver, private readonly bodies?: BodyReader) {}
 
   gap(gap: GapContract): AssertionCheck {
     return this.evaluate(gap.id, gap.assertion, []);
@@ -57,15 +63,26 @@ export class AssertionEvaluator {
     const base = { location: at, files };
     switch (a.form) {
       case 'call-order': {
-        const first = fn.calls.findIndex((c) => c.name === a.first);
-        const then = fn.calls.findIndex((c) => c.name === a.then);
-        const lines = (i: number) => (i < 0 ? 'no call' : `line ${fn.calls[i]!.line}`);
-        const detail = `${a.first}: ${lines(first)}, ${a.then}: ${lines(then)}`;
-        return { ...base, outcome: first >= 0 && then >= 0 && first < then ? 'holds' : 'no-longer-holds', detail };
+        const calls = this.reach(scope.entered);
+        const first = calls.findIndex((c) => c.site.name === a.first);
+        const then = calls.findIndex((c) => c.site.name === a.then);
+        const holds = first >= 0 && then >= 0 && first < then;
+        const detail = `${a.first}: ${seen(calls[first])}, ${a.then}: ${seen(calls[then])}`;
+        return { ...base, ...trailOf(holds ? [calls[first], calls[then]] : [], files), outcome: holds ? 'holds' : 'no-longer-holds', detail };
       }
       case 'calls': {
-        const call = fn.calls.find((c) => c.name === a.callee);
-        return { ...base, outcome: Boolean(call) === a.present ? 'holds' : 'no-longer-holds', detail: call ? `${a.callee} called at line ${call.line}` : `no call to ${a.callee}` };
+        const call = this.reach(scope.entered).find((c) => c.site.name === a.callee);
+        return { ...base, ...trailOf([call], files), outcome: Boolean(call) === a.present ? 'holds' : 'no-longer-holds', detail: call ? `${a.callee} called at ${seen(call)}` : `no call to ${a.callee} (helpers followed ${MAX_DEPTH_WORDS})` };
+      }
+      case 'call-branch': {
+        const calls = this.reach(scope.entered).filter((c) => c.site.name === a.callee);
+        if (calls.length === 0) return { ...base, outcome: 'no-longer-holds', detail: `no call to ${a.callee} (helpers followed ${MAX_DEPTH_WORDS})` };
+        if (a.runs === 'unconditionally') {
+          const free = calls.find((c) => c.guards.length === 0);
+          return free ? { ...base, ...trailOf([free], files), outcome: 'holds', detail: `${a.callee} at ${seen(free)} runs unconditionally` } : { ...base, ...trailOf(calls, files), outcome: 'no-longer-holds', detail: calls.map((c) => `${a.callee} at ${seen(c)} runs ${branch(c.guards)}`).join('; ') };
+        }
+        const off = calls.find((c) => !c.guards.some((g) => guardMatches(g, a.condition)));
+        return off ? { ...base, ...trailOf([off], files), outcome: 'no-longer-holds', detail: `${a.callee} at ${seen(off)} runs ${branch(off.guards)}` } : { ...base, ...trailOf(calls, files), outcome: 'holds', detail: calls.map((c) => `${a.callee} at ${seen(c)} runs ${branch(c.guards)}`).join('; ') };
       }
       case 'string-literals': {
         const seen = [...new Set(fn.literals.map((l) => l.value))];
@@ -78,12 +95,20 @@ export class AssertionEvaluator {
     }
   }
 
-  private function(file: string, qualname: string): { fn: FunctionDefinition; at: SourceLocation; files: string[] } | Part {
+  private function(file: string, qualname: string): { fn: FunctionDefinition; entered: Entered; at: SourceLocation; files: string[] } | Part {
     const r = this.resolver.resolveInFile(file, qualname);
     if (!r.found) return { outcome: 'unresolvable', detail: `scope ${qualname}: ${r.detail}`, files: r.files };
     const def = r.definition;
     if (def?.kind !== 'function') return { outcome: 'unresolvable', detail: `scope ${qualname} is not a def in ${r.module.file}`, files: r.files };
-    return { fn: def, at: location(r), files: r.files };
+    return { fn: def, entered: { module: r.module, fn: def, ...(r.owner ? { owner: r.owner } : {}) }, at: location(r), files: r.files };
+  }
+
+  /** The scoped function's calls with its helpers' calls spliced in (memoised per scope). */
+  private reach(entered: Entered): ReachedCall[] {
+    const key = `${entered.module.file}:${entered.fn.start}`;
+    let calls = this.reached.get(key);
+    if (!calls) this.reached.set(key, (calls = reachableCalls(this.resolver, entered, this.bodies)));
+    return calls;
   }
 
   private symbol(file: string, symbol: string, present: boolean): Part {
@@ -121,6 +146,36 @@ export class AssertionEvaluator {
     if (found === undefined) return { outcome: 'no-longer-holds', detail: `${symbol} has no default`, location: at, files };
     return { outcome: squash(found) === squash(value) ? 'holds' : 'no-longer-holds', detail: `default: ${found}`, location: at, files };
   }
+}
+
+const MAX_DEPTH_WORDS = `up to ${MAX_CALL_DEPTH} deep`;
+
+/** `line 41`, or `vllm/x.py:41 via self.helper (...) → Class.helper` when reached through helpers. */
+function seen(c: ReachedCall | undefined): string {
+  if (!c) return 'no call';
+  return c.trail.length === 0 ? `line ${c.site.line}` : `${c.file}:${c.site.line} via ${describeTrail(c.trail)}`;
+}
+
+/** The followed calls that decided the result, for the report's `trail`. */
+function trailOf(calls: (ReachedCall | undefined)[], files: readonly string[]): { trail?: string[]; files: string[] } {
+  const trail = calls.flatMap((c) => c?.trail ?? []);
+  const steps = trail.map((s) => `${s.call} at ${s.file}:${s.line} → ${s.entered} (${s.enteredFile})`);
+  const read = [...new Set([...files, ...trail.map((s) => s.enteredFile)])];
+  return steps.length ? { trail: [...new Set(steps)], files: read } : { files: read };
+}
+
+function branch(guards: readonly CallGuard[]): string {
+  if (guards.length === 0) return 'unconditionally';
+  return `under ${guards.map((g) => (g.kind === 'if' ? `${g.negated ? 'not ' : ''}${g.condition}` : `${g.kind} ${g.condition}`)).join(' and ')}`;
+}
+
+/** A guard matches `not X` / `X` written in full or by its last dotted part. */
+export function guardMatches(g: CallGuard, wanted: string): boolean {
+  if (g.kind !== 'if') return false;
+  const negated = /^not\s+/.test(wanted);
+  const text = squash(negated ? wanted.replace(/^not\s+/, '') : wanted);
+  const condition = squash(g.condition);
+  return g.negated === negated && (condition === text || condition.endsWith(`.${text}`));
 }
 
 function location(r: Found): SourceLocation {

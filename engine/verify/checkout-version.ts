@@ -27,6 +27,8 @@ function assignedString(index: ModuleIndex, module: ModuleInfo, names: string[],
     const defs = module.byName.get(name) ?? [];
     const ordered = [...defs.filter((d) => !d.conditional).reverse(), ...defs.filter((d) => d.conditional)];
     for (const def of ordered) {
+      // an `except` handler's literal is what the module says when it could not tell
+      if (def.inExcept) continue;
       if (def.kind === 'assignment') {
         const value = literal(def.value);
         if (value !== undefined && accept(value)) return { value, file: module.file, module };
@@ -146,24 +148,26 @@ function taggedCommit(common: string, object: string): string | undefined {
 }
 
 /**
- * What the checkout says about its version: the engine's version file (following a re-export
- * such as `from ._version import __version__`), else package metadata (`pyproject.toml`
- * `[project] version`, PKG-INFO), else a release tag on the checked-out commit (a git checkout
- * of vLLM has no generated `_version.py`); the commit from `.git`, else a commit id in the
- * version file.
+ * What the checkout says about its version, most trustworthy first: a release tag on the
+ * checked-out commit, then distribution metadata (PKG-INFO, `*.dist-info/METADATA`, a static
+ * `pyproject.toml` `[project] version`), then the engine's version file (following a re-export
+ * such as `from ._version import __version__`, never a literal from an `except` fallback).
+ * Nothing found is "unknown", never a placeholder. The commit comes from `.git`, else a commit
+ * id in the version file.
  */
 export function checkoutVersion(engine: EngineContract, index: ModuleIndex): CheckoutVersion {
   const tree = index.tree;
+  const gitCommit = gitHead(tree.root);
+  const fromTag = gitCommit ? gitTagVersion(tree.root, gitCommit) : undefined;
+  const fromMetadata = fromTag ? undefined : metadataVersion([tree.root, join(tree.root, tree.importRoot), dirname(join(tree.root, tree.packageDir))]);
   const versionModule = engine.versionFile ? index.byFile.get(engine.versionFile) : undefined;
   const fromFile = versionModule && assignedString(index, versionModule, VERSION_NAMES, (v) => RELEASED.test(v));
-  const fromMetadata = fromFile ? undefined : metadataVersion([tree.root, join(tree.root, tree.importRoot), dirname(join(tree.root, tree.packageDir))]);
-  const gitCommit = gitHead(tree.root);
-  const version = fromFile ?? fromMetadata ?? (gitCommit ? gitTagVersion(tree.root, gitCommit) : undefined);
+  const version = fromTag ?? fromMetadata ?? fromFile;
   const commitHolders = [fromFile?.module, versionModule].filter((m): m is ModuleInfo => m !== undefined);
   const fileCommit = gitCommit ? undefined : commitHolders.map((m) => assignedString(index, m, COMMIT_NAMES, (v) => /^g?[0-9a-f]{7,40}$/.test(v))).find(Boolean);
   const commit = gitCommit ?? fileCommit?.value.replace(/^g(?=[0-9a-f]{7})/, '');
   const out: CheckoutVersion = { pinnedVersion: engine.version, ...(engine.commit ? { pinnedCommit: engine.commit } : {}) };
-  if (version) Object.assign(out, { version: version.value, versionFrom: version.file.startsWith(tree.root) ? version.file.slice(tree.root.length + 1) : version.file, versionMatches: version.value === engine.version });
+  if (version) Object.assign(out, { version: version.value, versionFrom: version.file.startsWith(tree.root) ? version.file.slice(tree.root.length + 1) : version.file, versionMatches: version.value === engine.version || version.value.split('+')[0] === engine.version });
   if (commit) Object.assign(out, { commit, commitFrom: gitCommit ? '.git' : fileCommit!.file, ...(engine.commit ? { commitMatches: commit.length >= 7 && engine.commit.startsWith(commit.toLowerCase()) } : {}) });
   return out;
 }

@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
-import { type FunctionScan, attachBodies, point, stringValue } from './function-body.js';
-import type { AssignmentDefinition, ClassDefinition, Definition, FunctionDefinition, NeedleHit, ParsedParameter, SourcePoint } from './table.js';
+import { type FunctionScan, attachBodies, flagsOf, point, stringValue } from './function-body.js';
+import type { AssignmentDefinition, ClassDefinition, Definition, FlagSite, FunctionDefinition, NeedleHit, ParsedParameter, SourcePoint } from './table.js';
 
 /** At most this many syntax errors are listed per file; the count beyond is not useful to a reader. */
 export const MAX_SYNTAX_ERRORS = 20;
@@ -83,6 +83,13 @@ function fieldDefault(value: Node | null): string | undefined {
 class DefinitionWalker {
   readonly definitions: Definition[] = [];
   readonly functions = new Map<number, FunctionScan>();
+  /** How many `except` handlers enclose the statement being walked. */
+  private handlers = 0;
+
+  private push(def: Definition): void {
+    if (this.handlers > 0) def.inExcept = true;
+    this.definitions.push(def);
+  }
 
   block(statements: (Node | null)[], prefix: string, conditional: boolean, moduleLevel: boolean): void {
     for (const statement of statements) if (statement) this.statement(statement, prefix, conditional, moduleLevel);
@@ -103,11 +110,14 @@ class DefinitionWalker {
     } else if (moduleLevel && (type === 'import_from_statement' || type === 'import_statement')) {
       this.importStatement(node, conditional);
     } else if (CONDITIONAL_BLOCKS.has(type)) {
+      const handler = type === 'except_clause' || type === 'except_group_clause';
+      if (handler) this.handlers++;
       for (const child of node.namedChildren) {
         if (!child) continue;
         if (child.type === 'block') this.block(child.namedChildren, prefix, true, moduleLevel);
         else if (CONDITIONAL_BLOCKS.has(child.type)) this.statement(child, prefix, true, moduleLevel);
       }
+      if (handler) this.handlers--;
     }
   }
 
@@ -120,7 +130,7 @@ class DefinitionWalker {
     if (node.type === 'class_definition') {
       const bases = (node.childForFieldName('superclasses')?.namedChildren ?? []).flatMap((b) => (b ? (baseText(b) ?? []) : []));
       const def: ClassDefinition = { kind: 'class', ...base, bases, decorators: decorators(outer) };
-      this.definitions.push(def);
+      this.push(def);
       if (body) this.block(body.namedChildren, `${qualname}.`, false, false);
       return;
     }
@@ -132,11 +142,12 @@ class DefinitionWalker {
       decorators: decorators(outer),
       parameters: parameters(node.childForFieldName('parameters')),
       ...(returns !== undefined ? { returns } : {}),
+      bodyRead: false,
       calls: [],
       literals: [],
       selfAttributes: name === '__init__' && body ? selfAttributes(body) : [],
     };
-    this.definitions.push(def);
+    this.push(def);
     this.functions.set(node.startIndex, { def, node, bodyStart: body?.startIndex ?? node.endIndex, callEnds: [] });
   }
 
@@ -165,7 +176,7 @@ class DefinitionWalker {
         ...(annotation !== undefined ? { annotation } : {}),
         ...(fd !== undefined ? { fieldDefault: fd } : {}),
       };
-      this.definitions.push(def);
+      this.push(def);
     }
   }
 
@@ -177,11 +188,11 @@ class DefinitionWalker {
       const module = moduleName.text;
       for (const child of node.namedChildren) {
         if (!child || child.equals(moduleName)) continue;
-        if (child.type === 'wildcard_import') this.definitions.push({ kind: 'import', qualname: '*', module, star: true, ...base });
-        else if (child.type === 'dotted_name') this.definitions.push({ kind: 'import', qualname: child.text, module, name: child.text, ...base });
+        if (child.type === 'wildcard_import') this.push({ kind: 'import', qualname: '*', module, star: true, ...base });
+        else if (child.type === 'dotted_name') this.push({ kind: 'import', qualname: child.text, module, name: child.text, ...base });
         else if (child.type === 'aliased_import') {
           const name = child.childForFieldName('name')?.text ?? '';
-          this.definitions.push({ kind: 'import', qualname: child.childForFieldName('alias')?.text ?? name, module, name, ...base });
+          this.push({ kind: 'import', qualname: child.childForFieldName('alias')?.text ?? name, module, name, ...base });
         }
       }
       return;
@@ -190,11 +201,11 @@ class DefinitionWalker {
       if (!child) continue;
       if (child.type === 'aliased_import') {
         const module = child.childForFieldName('name')?.text ?? '';
-        this.definitions.push({ kind: 'import', qualname: child.childForFieldName('alias')?.text ?? module, module, ...base });
+        this.push({ kind: 'import', qualname: child.childForFieldName('alias')?.text ?? module, module, ...base });
       } else if (child.type === 'dotted_name') {
         // `import a.b` binds `a`
         const top = child.text.split('.')[0] ?? child.text;
-        this.definitions.push({ kind: 'import', qualname: top, module: top, ...base });
+        this.push({ kind: 'import', qualname: top, module: top, ...base });
       }
     }
   }
@@ -259,11 +270,11 @@ function needleHits(root: Node, text: string, needles: readonly string[]): Needl
  * Everything verification needs from one parsed file: every definition at module and class
  * level; calls and literals for the functions named in `bodies`; literal `needles` found.
  */
-export function extractTable(tree: Tree, text: string, needles: readonly string[], bodies: ReadonlySet<string>): { definitions: Definition[]; syntaxErrors: SourcePoint[]; errorOffsets: number[]; needles: NeedleHit[] } {
+export function extractTable(tree: Tree, text: string, needles: readonly string[], bodies: ReadonlySet<string>, allCalls = false): { definitions: Definition[]; syntaxErrors: SourcePoint[]; errorOffsets: number[]; needles: NeedleHit[]; flags: FlagSite[] } {
   const root = tree.rootNode;
   const walker = new DefinitionWalker();
   walker.block(root.namedChildren, '', false, true);
-  attachBodies(walker.functions, bodies);
+  attachBodies(walker.functions, bodies, allCalls);
   const errors = syntaxErrors(root);
-  return { definitions: walker.definitions, syntaxErrors: errors.points, errorOffsets: errors.offsets, needles: needleHits(root, text, needles) };
+  return { definitions: walker.definitions, syntaxErrors: errors.points, errorOffsets: errors.offsets, needles: needleHits(root, text, needles), flags: flagsOf(root, text) };
 }

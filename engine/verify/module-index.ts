@@ -8,6 +8,8 @@ export interface ModuleInfo {
   file: string;
   /** True for `__init__.py`: relative imports resolve against the module itself. */
   isPackage: boolean;
+  /** A folder without `__init__.py` (PEP 420 namespace package): `file` is the folder, `/`-terminated, and it defines nothing. */
+  namespace?: true;
   scan: FileScan;
   /** Definitions by qualified name, in source order (a later one rebinds the name). */
   byName: Map<string, Definition[]>;
@@ -32,6 +34,19 @@ export class ModuleIndex {
       const info: ModuleInfo = { name, file: scan.file, isPackage, scan, byName };
       if (inImportRoot) this.modules.set(name, info);
       this.byFile.set(scan.file, info);
+    }
+    // folders of the package without __init__.py import as namespace packages
+    const top = tree.packageDir.split('/').pop() ?? '';
+    for (const name of [...this.modules.keys()]) {
+      if (name !== top && !name.startsWith(`${top}.`)) continue;
+      const parts = name.split('.');
+      for (let i = parts.length - 1; i >= 1; i--) {
+        const prefix = parts.slice(0, i).join('.');
+        if (this.modules.has(prefix)) continue;
+        const folder = `${tree.importRoot ? `${tree.importRoot}/` : ''}${parts.slice(0, i).join('/')}/`;
+        const scan: FileScan = { file: folder, status: 'parsed', bytes: 0, syntaxErrors: [], errorOffsets: [], definitions: [], needles: [], flags: [] };
+        this.modules.set(prefix, { name: prefix, file: folder, isPackage: true, namespace: true, scan, byName: new Map() });
+      }
     }
   }
 

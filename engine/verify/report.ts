@@ -59,6 +59,8 @@ export interface AssertionCheck {
   /** What was seen (`preprocess_state at 41, pre_forward at 44`), or why it could not be decided. */
   detail?: string;
   location?: SourceLocation;
+  /** The helper calls followed to reach the calls that decided it (`self._do_release at F:12 → Q._do_release (F)`). */
+  trail?: string[];
   parts?: AssertionCheck[];
   files: string[];
 }
@@ -102,4 +104,6 @@ export interface VerifyReport {
    * no longer holding or unresolvable; `unusable`: the input could not be verified at all.
    */
   verdict: 'ok' | 'failed' | 'unusable';
+  /** With a symbol-table cache: tables reused and files parsed (never changes a result). */
+  scanCache?: { reused: number; parsed: number };
 }

@@ -87,7 +87,8 @@ export class SymbolResolver {
 
   /** Attributes `attrs` looked up in `module`'s namespace. */
   within(module: ModuleInfo, attrs: string[], seen: Set<string>): Resolution {
-    const files = [module.file];
+    // a namespace package is a folder: nothing of it is read or hashed
+    const files = module.namespace ? [] : [module.file];
     const key = `${module.name}:${attrs.join('.')}`;
     if (seen.has(key)) return unresolvable('runtime-assignment', `import cycle at ${attrs.join('.')} in ${module.file}`, files);
     seen.add(key);
@@ -175,6 +176,15 @@ export class SymbolResolver {
     let blocked: NotFound | undefined;
     for (const base of cls.bases) {
       if (INERT_BASES.has(base)) continue;
+      const alternatives = this.alternatives(module, base);
+      if (alternatives) {
+        // a base bound under `if`/`try`: the member counts when every alternative has it, is missing when none does
+        const r = this.memberOfAlternatives(module, cls, base, alternatives, attrs, seen, classes);
+        files.push(...r.files);
+        if (r.found) return merge(files, r);
+        if (r.outcome === 'unresolvable') blocked ??= r;
+        continue;
+      }
       const r = this.within(module, base.split('.'), new Set(seen));
       files.push(...r.files);
       if (!r.found || r.definition?.kind !== 'class') {
@@ -192,6 +202,40 @@ export class SymbolResolver {
     return getattr ? unresolvable('class-getattr', `${cls.qualname} defines __getattr__ (${module.file}:${cls.line})`, files) : missing('attribute-missing', `${cls.qualname}.${name} in ${module.file}`, files);
   }
 
+  /** The bindings a base name may have at run time, when its module binds it conditionally; undefined when one binding is in effect. */
+  private alternatives(module: ModuleInfo, base: string): Definition[] | undefined {
+    const [head] = base.split('.');
+    const defs = module.byName.get(head!);
+    if (!defs || !('conditional' in pick(defs))) return undefined;
+    const lastPlain = defs.map((d) => !d.conditional).lastIndexOf(true);
+    return defs.slice(Math.max(lastPlain, 0));
+  }
+
+  private memberOfAlternatives(module: ModuleInfo, cls: ClassDefinition, base: string, alternatives: Definition[], attrs: string[], seen: Set<string>, classes: Set<string>): Resolution {
+    const files: string[] = [];
+    const [, ...rest] = base.split('.');
+    const hits: Found[] = [];
+    const misses: string[] = [];
+    for (const alt of alternatives) {
+      const r = this.follow(module, alt, rest, new Set(seen));
+      files.push(...r.files);
+      const where = `${module.file}:${alt.line}`;
+      if (!r.found || r.definition?.kind !== 'class') {
+        const reason = r.found || r.outcome === 'missing' || r.reason === 'external-import' ? 'external-base' : (r.reason as UnresolvableReason);
+        return unresolvable(reason, `base ${base} of ${cls.qualname} (alternative at ${where}): ${r.found ? 'not a class in the tree' : r.detail}`, [...new Set([...files, ...r.files])]);
+      }
+      const inherited = this.member(r.module, r.definition, attrs, seen, new Set(classes));
+      files.push(...inherited.files);
+      if (inherited.found) hits.push({ ...inherited, inheritedFrom: inherited.inheritedFrom ?? `${r.module.name}.${r.definition.qualname}` });
+      else if (inherited.outcome === 'unresolvable') return { ...inherited, files: [...new Set([...files, ...inherited.files])] };
+      else misses.push(`${r.module.name}.${r.definition.qualname} (bound at ${where})`);
+    }
+    const all = [...new Set(files)];
+    if (hits.length === alternatives.length) return { ...hits[0]!, files: [...new Set([...all, ...hits[0]!.files])] };
+    if (hits.length === 0) return missing('attribute-missing', `${cls.qualname}.${attrs.join('.')}: missing in every alternative of base ${base} (${alternatives.length} bindings in ${module.file})`, all);
+    return unresolvable('conditional-definition', `${cls.qualname}.${attrs.join('.')} is on ${hits.map((h) => h.inheritedFrom).join(', ')} but not on ${misses.join(', ')}: base ${base} is bound under a run-time condition`, all);
+  }
+
   private found(module: ModuleInfo, def: ClassDefinition | FunctionDefinition, files: string[]): Resolution {
     if (brokenBy(module, def.start, def.end)) return unresolvable('parse-error', `${module.file} does not parse inside ${def.qualname} (line ${def.line})`, files);
     return { found: true, module, definition: def, files };
@@ -205,6 +249,7 @@ export class SymbolResolver {
   private absent(module: ModuleInfo, name: string, detail: string, dynamic: UnresolvableReason | undefined, files: string[]): NotFound {
     if (dynamic) return unresolvable(dynamic, `${detail}: the module defines __getattr__`, files);
     if (module.scan.syntaxErrors.length) return unresolvable('parse-error', `${detail}: the file does not parse (line ${module.scan.syntaxErrors[0]!.line})`, files);
+    if (module.namespace) return missing('module-missing', `no module ${module.name}.${name}: ${module.name} is a namespace package (${module.file}, no __init__.py) with no such submodule or subpackage`, files);
     // a package without the name has no such submodule either
     return module.isPackage ? missing('module-missing', `no module or attribute ${module.name}.${name} (${module.file})`, files) : missing('attribute-missing', detail, files);
   }

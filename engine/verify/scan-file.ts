@@ -39,7 +39,7 @@ function readCapped(path: string, max: number): { bytes: Buffer } | { size: numb
  * every definition the parser recovered, with the error positions.
  */
 export function scanFile(parser: Parser, absolute: string, file: string, options: ScanOptions, bodies: ReadonlySet<string> = new Set(options.bodies)): FileScan {
-  const empty = { file, syntaxErrors: [], errorOffsets: [], definitions: [], needles: [] };
+  const empty = { file, syntaxErrors: [], errorOffsets: [], definitions: [], needles: [], flags: [] };
   let read;
   try {
     read = readCapped(absolute, options.maxFileBytes);

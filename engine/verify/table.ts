@@ -20,10 +20,32 @@ export interface ParsedParameter {
   annotation?: string;
 }
 
+/**
+ * One condition a call depends on inside its function: the test of an enclosing `if` / `elif`
+ * / conditional expression / `and`-`or` operand (`negated` on the `else` side or for `if not X`),
+ * or a loop, `except` handler or `case` whose body may not run (`kind` says which).
+ */
+export interface CallGuard {
+  kind: 'if' | 'loop' | 'except' | 'case';
+  /** The test's source text, `not` stripped (for loops: the header, for handlers: the caught type). */
+  condition: string;
+  /** True on the branch where the test is false. */
+  negated: boolean;
+}
+
 /** A call inside a function body, in (approximate) evaluation order: a call completes after its arguments. */
 export interface CallSite extends SourcePoint {
   /** Last dotted component of the callee (`pre_forward` for `self.kv.pre_forward(...)`). */
   name: string;
+  /** The callee's object as written (`self`, `cls`, `kv_cache_builder`, `self.kv`), absent for a bare name. */
+  receiver?: string;
+  /** The conditions the call runs under, outermost first; empty when it runs whenever the function body does. */
+  guards: CallGuard[];
+}
+
+/** A CLI flag defined by a call to `add_argument('--flag', ...)`. */
+export interface FlagSite extends SourcePoint {
+  flag: string;
 }
 
 /** A string literal a function compares against, tests membership in, matches or returns. */
@@ -36,6 +58,8 @@ interface DefinitionBase extends SourcePoint {
   qualname: string;
   /** Defined under `if` / `try` / `with` / a loop at its scope level: existence depends on run time. */
   conditional: boolean;
+  /** Defined inside an `except` handler (a fallback that holds only when the `try` failed). */
+  inExcept?: true;
   /** Source offsets (UTF-16), to relate parse errors to definitions. */
   start: number;
   end: number;
@@ -54,7 +78,9 @@ export interface FunctionDefinition extends DefinitionBase {
   decorators: string[];
   parameters: ParsedParameter[];
   returns?: string;
-  /** Calls in the body, for functions whose name an assertion scopes (empty for the others). */
+  /** Whether `calls` were read: for the functions an assertion scopes, and helpers read on demand. */
+  bodyRead: boolean;
+  /** Calls in the body, in evaluation order (empty until the body is read). */
   calls: CallSite[];
   /** Compared, matched or returned string literals, for the same functions. */
   literals: LiteralSite[];
@@ -109,4 +135,6 @@ export interface FileScan {
   definitions: Definition[];
   /** Literal needles found inside string literals. */
   needles: NeedleHit[];
+  /** CLI flags this file defines through `add_argument`. */
+  flags: FlagSite[];
 }

@@ -9,10 +9,22 @@ const LITERAL_KINDS = new Set(['env-var', 'cli-flag', 'entry-point-group']);
 /** Hook types that attach to a callable (a function or method with a signature). */
 const CALLABLE_HOOKS = new Set(['BEFORE', 'AFTER', 'AROUND', 'REPLACE', 'method-replacement', 'callback']);
 
-/** The literal values to look for in the tree, for every non-Python symbol of these interfaces. */
+/**
+ * The literal values to look for in the tree: env vars and entry-point groups (CLI flags are
+ * looked for where they are defined instead, see `TargetChecker.flag`).
+ */
 export function literalNeedles(interfaces: readonly InterfaceContract[]): string[] {
-  return [...new Set(interfaces.flatMap((i) => i.symbols.filter((s) => LITERAL_KINDS.has(s.kind)).map((s) => s.target)))].sort();
+  return [...new Set(interfaces.flatMap((i) => i.symbols.filter((s) => LITERAL_KINDS.has(s.kind) && s.kind !== 'cli-flag').map((s) => s.target)))].sort();
 }
+
+/** Test code mentions flags and env vars it does not define: `tests/`, `test/`, `testing/`, `test_*.py`, `*_test.py`, `conftest.py`. */
+export function isTestFile(file: string): boolean {
+  return /(^|\/)(tests?|testing)\//.test(file) || /(^|\/)(test_[^/]*|[^/]*_test|conftest)\.py$/.test(file);
+}
+
+const DATACLASS = /(^|\.)dataclass\b/;
+/** Argument classes: server-args and engine-args dataclasses generate their flags from their fields (`ServerArgs`, `EngineArgs`). */
+const ARGS_CLASS = /(^|\.)\w*(Args|Arguments)$/;
 
 type Expectation = 'callable' | 'class' | 'any';
 
@@ -44,27 +56,49 @@ export class TargetChecker {
 
   private symbol(contract: string, symbol: ConsumedSymbol): TargetCheck {
     const base = { contract, role: 'interface-symbol' as const, target: symbol.target, expects: symbol.kind, informational: false };
+    if (symbol.kind === 'cli-flag') return this.flag(base);
     if (LITERAL_KINDS.has(symbol.kind)) return this.literal(base, symbol.kind);
     const shape: Expectation = symbol.kind === 'class' ? 'class' : symbol.kind === 'attribute' ? 'any' : 'callable';
     return this.python({ ...base, shape, ...(symbol.signature ? { signature: symbol.signature } : {}) });
   }
 
   /**
-   * Env vars, CLI flags and entry-point groups: present when the exact value is a string literal
-   * somewhere in the package; env vars also when a module or class binds that exact name
-   * (settings classes), CLI flags also when a class field has the flag's name with underscores
-   * (flags generated from config fields). Otherwise missing.
+   * CLI flags count only where they are defined, outside test code: an `add_argument('--flag')`
+   * call, or a field named like the flag with underscores of an arguments dataclass (`*Args`,
+   * `*Arguments`: server-args and engine-args classes generate their flags from fields). A flag a
+   * test or a help text merely mentions, or a same-named field of another dataclass, is missing.
+   */
+  private flag(base: Omit<TargetCheck, 'outcome' | 'files'>): TargetCheck {
+    const modules = [...this.index.byFile.values()].filter((m) => !isTestFile(m.file));
+    for (const module of modules) {
+      const hit = module.scan.flags.find((f) => f.flag === base.target);
+      if (hit) return { ...base, outcome: 'present', location: { file: module.file, line: hit.line, col: hit.col }, detail: 'add_argument', files: [module.file] };
+    }
+    const field = base.target.replace(/^-+/, '').replace(/-/g, '_');
+    for (const module of modules) {
+      for (const def of module.scan.definitions) {
+        if (def.kind !== 'assignment' || !def.qualname.endsWith(`.${field}`)) continue;
+        const owner = module.byName.get(def.qualname.slice(0, -field.length - 1))?.find((d) => d.kind === 'class');
+        if (owner?.kind === 'class' && ARGS_CLASS.test(owner.qualname) && owner.decorators.some((d) => DATACLASS.test(d))) return { ...base, outcome: 'present', location: { file: module.file, line: def.line, col: def.col }, detail: `dataclass field ${def.qualname}`, files: [module.file] };
+      }
+    }
+    return { ...base, outcome: 'missing', reason: 'attribute-missing', detail: `no add_argument('${base.target}') and no field ${field} of an arguments dataclass in ${this.index.tree.packageDir} outside tests`, files: [] };
+  }
+
+  /**
+   * Env vars and entry-point groups: present when the exact value is a string literal somewhere
+   * in the package; env vars also when a module or class binds that exact name (settings
+   * classes). Otherwise missing.
    */
   private literal(base: Omit<TargetCheck, 'outcome' | 'files'>, kind: string): TargetCheck {
     for (const module of this.index.byFile.values()) {
       const hit = module.scan.needles.find((n) => n.needle === base.target);
       if (hit) return { ...base, outcome: 'present', location: { file: module.file, line: hit.line, col: hit.col }, detail: 'string literal', files: [module.file] };
     }
-    const field = kind === 'cli-flag' ? base.target.replace(/^-+/, '').replace(/-/g, '_') : base.target;
-    if (kind !== 'entry-point-group') {
+    if (kind === 'env-var') {
       for (const module of this.index.byFile.values()) {
-        const def = module.scan.definitions.find((d) => d.kind === 'assignment' && d.qualname.split('.').pop() === field && (kind === 'env-var' || d.qualname.includes('.')));
-        if (def) return { ...base, outcome: 'present', location: { file: module.file, line: def.line, col: def.col }, detail: kind === 'env-var' ? `bound as ${def.qualname}` : `config field ${def.qualname}`, files: [module.file] };
+        const def = module.scan.definitions.find((d) => d.kind === 'assignment' && d.qualname.split('.').pop() === base.target);
+        if (def) return { ...base, outcome: 'present', location: { file: module.file, line: def.line, col: def.col }, detail: `bound as ${def.qualname}`, files: [module.file] };
       }
     }
     return { ...base, outcome: 'missing', reason: 'attribute-missing', detail: `no string literal '${base.target}' in ${this.index.tree.packageDir}`, files: [] };

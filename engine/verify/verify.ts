@@ -5,9 +5,12 @@ import type { SourceAssertion } from '../model/index.js';
 import type { Registry } from '../registry/index.js';
 import { AssertionEvaluator } from './assertions.js';
 import { checkoutVersion } from './checkout-version.js';
-import { PINNED_GRAMMAR } from './grammar.js';
+import { BodyReader } from './body-reader.js';
+import { PINNED_GRAMMAR, loadPythonParser } from './grammar.js';
 import { ModuleIndex } from './module-index.js';
 import { type ScanTarget, scanFiles } from './pool.js';
+import { ScanCache, lookupScans, scanCacheKey } from './scan-cache.js';
+import type { ScanOptions } from './scan-file.js';
 import type { AssertionCheck, OutcomeCounts, TargetCheck, VerifyReport } from './report.js';
 import { SymbolResolver } from './resolve.js';
 import { DEFAULT_MAX_FILE_BYTES } from './scan-file.js';
@@ -25,6 +28,11 @@ export interface VerifyOptions {
   threads?: number;
   /** Files above this many bytes are skipped with a diagnostic. */
   maxFileBytes?: number;
+  /**
+   * A folder for the symbol-table cache (tables by content hash, see `ScanCache`): a re-verify
+   * parses only files whose bytes it has not seen. Absent: every file is parsed.
+   */
+  cacheDir?: string;
 }
 
 function scopeFiles(a: SourceAssertion): string[] {
@@ -35,6 +43,10 @@ function scopeFiles(a: SourceAssertion): string[] {
 function scopedFunctions(a: SourceAssertion): string[] {
   if (a.form === 'all') return a.of.flatMap(scopedFunctions);
   return 'function' in a ? [a.function.split('.').pop() ?? a.function] : [];
+}
+
+function usesCalls(a: SourceAssertion): boolean {
+  return a.form === 'all' ? a.of.some(usesCalls) : a.form === 'calls' || a.form === 'call-order' || a.form === 'call-branch';
 }
 
 function scanDiagnostics(scan: FileScan, maxFileBytes: number): Diagnostic[] {
@@ -97,19 +109,27 @@ export async function verifyEngine(options: VerifyOptions): Promise<VerifyReport
     }
   }
   const bodies = [...new Set(gaps.flatMap((g) => scopedFunctions(g.assertion)))].sort();
-  const scans = await scanFiles(targets, { maxFileBytes, needles: literalNeedles(interfaces), bodies }, options.threads);
+  const scanOptions: ScanOptions = { maxFileBytes, needles: literalNeedles(interfaces), bodies };
+  const { scans, cache } = await scanWithCache(targets, scanOptions, options, diagnostics);
   for (const scan of scans) diagnostics.push(...scanDiagnostics(scan, maxFileBytes));
 
   const index = new ModuleIndex(tree, scans);
   const resolver = new SymbolResolver(index);
   const checker = new TargetChecker(resolver, index);
-  const evaluator = new AssertionEvaluator(resolver);
   const targetChecks = [...hooks.flatMap((h) => checker.hook(h)), ...interfaces.flatMap((i) => checker.interface(i))];
-  const assertionChecks = gaps.map((g) => evaluator.gap(g));
+  // helpers' bodies are parsed on demand while call assertions follow them
+  const parser = gaps.some((g) => usesCalls(g.assertion)) ? await loadPythonParser() : undefined;
+  let assertionChecks: AssertionCheck[];
+  try {
+    const evaluator = new AssertionEvaluator(resolver, parser ? new BodyReader(parser, tree.root) : undefined);
+    assertionChecks = gaps.map((g) => evaluator.gap(g));
+  } finally {
+    parser?.delete();
+  }
 
   const version = checkoutVersion(engine, index);
   if (version.version === undefined) diagnostics.push(diagnose('versionUnknown', {}, [engine.versionFile, 'pyproject.toml', 'PKG-INFO'].filter(Boolean).join(', ')));
-  else if (version.versionMatches === false) diagnostics.push(diagnose('versionMismatch', version.versionFrom ? { file: version.versionFrom } : {}, version.version, engine.version));
+  else if (version.versionMatches === false) diagnostics.push(diagnose('versionMismatch', version.versionFrom && !version.versionFrom.startsWith('.git ') ? { file: version.versionFrom } : {}, version.version, engine.version));
   if (version.commitMatches === false) diagnostics.push(diagnose('commitMismatch', {}, version.commit ?? '?', engine.commit ?? '?'));
 
   const files: Record<string, string> = {};
@@ -127,5 +147,25 @@ export async function verifyEngine(options: VerifyOptions): Promise<VerifyReport
     diagnostics: sortDiagnostics(diagnostics),
     counts: tally(targetChecks, assertionChecks),
     verdict: failing ? 'failed' : 'ok',
+    ...(cache ? { scanCache: cache } : {}),
   };
+}
+
+/** Parses the files, taking the tables the cache holds for unchanged bytes; a cache that cannot be written is a warning. */
+async function scanWithCache(targets: ScanTarget[], scanOptions: ScanOptions, options: VerifyOptions, diagnostics: Diagnostic[]): Promise<{ scans: FileScan[]; cache?: { reused: number; parsed: number } }> {
+  if (options.cacheDir === undefined) return { scans: await scanFiles(targets, scanOptions, options.threads) };
+  const cache = new ScanCache(join(options.cacheDir, 'verify'), scanCacheKey(scanOptions));
+  const { hits, misses } = lookupScans(cache, targets, scanOptions.maxFileBytes);
+  const parsed = await scanFiles(misses.map((i) => targets[i]!), scanOptions, options.threads);
+  const scans: FileScan[] = targets.map((_, i) => hits.get(i)!);
+  misses.forEach((i, k) => {
+    scans[i] = parsed[k]!;
+    cache.put(parsed[k]!);
+  });
+  try {
+    cache.flush();
+  } catch (error) {
+    diagnostics.push(diagnose('scanCacheUnwritable', { file: options.cacheDir }, (error as NodeJS.ErrnoException).code ?? (error as Error).message));
+  }
+  return { scans, cache: { reused: hits.size, parsed: misses.length } };
 }

@@ -70,17 +70,43 @@ describe("verify: the checkout's own version and commit", function () {
     assert.equal(report.verdict, 'ok');
   });
 
-  it('falls back to package metadata (pyproject.toml [project] version) when the version file says nothing', async function () {
+  it("SGLang's version module: the placeholder in its except fallbacks is not a version (unknown, OKV6013)", async function () {
+    // a source checkout that was never built: no generated _version.py, a dynamic pyproject version
     const dir = checkout('sglang-0.5.21');
-    writeFileSync(join(dir, 'python/sglang/version.py'), 'def get_version():\n    return "?"\n');
+    rmSync(join(dir, 'python/sglang/_version.py'));
     const report = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 });
-    assert.equal(report.version?.version, '0.5.21');
-    assert.equal(report.version?.versionFrom, 'python/pyproject.toml');
+    assert.equal(report.version?.version, undefined, 'not 0.0.0.dev0');
+    assert.deepEqual(report.diagnostics.map((d) => d.code), ['OKV6013']);
+    // an unconditional literal still counts
+    writeFileSync(join(dir, 'python/sglang/version.py'), '__version__ = "0.5.21"\n');
+    assert.equal((await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 })).version?.versionFrom, 'python/sglang/version.py');
+  });
+
+  it('a release tag on the checked-out commit wins over the version file; then dist metadata; then a static pyproject version', async function () {
+    const dir = checkout('sglang-0.5.21');
+    writeFileSync(join(dir, 'python/sglang/_version.py'), '__version__ = "0.5.20"\n');
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(join(dir, '.git/HEAD'), `${PIN}\n`);
+    writeFileSync(join(dir, '.git/packed-refs'), `# pack-refs with: peeled fully-peeled sorted\n${OTHER} refs/tags/v0.5.20\n${PIN} refs/tags/v0.5.21\n`);
+    const tagged = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 });
+    assert.equal(tagged.version?.version, '0.5.21');
+    assert.equal(tagged.version?.versionFrom, '.git refs/tags/v0.5.21');
+    rmSync(join(dir, '.git'), { recursive: true });
+    writeFileSync(join(dir, 'python/PKG-INFO'), 'Metadata-Version: 2.1\nName: sglang\nVersion: 0.5.21+cu130\n');
+    const built = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 });
+    assert.equal(built.version?.version, '0.5.21+cu130');
+    assert.equal(built.version?.versionFrom, 'python/PKG-INFO');
+    assert.equal(built.version?.versionMatches, true, 'a local version part is the same release');
+    rmSync(join(dir, 'python/PKG-INFO'));
+    writeFileSync(join(dir, 'python/pyproject.toml'), '[project]\nname = "sglang"\nversion = "0.5.21"\n');
+    const pyproject = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 });
+    assert.equal(pyproject.version?.versionFrom, 'python/pyproject.toml');
   });
 
   it('a checkout that does not say its version: OKV6013, and --record refuses to bind it to a profile (OKV6014)', async function () {
     const dir = checkout('sglang-0.5.21');
     writeFileSync(join(dir, 'python/sglang/version.py'), '__version__ = "dev"\n');
+    rmSync(join(dir, 'python/sglang/_version.py'));
     rmSync(join(dir, 'python/pyproject.toml'));
     const report = await verifyEngine({ registry: embeddedRegistry(), engine: 'sglang', source: dir, threads: 0 });
     assert.deepEqual(report.diagnostics.map((d) => d.code), ['OKV6013']);

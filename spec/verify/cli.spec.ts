@@ -21,11 +21,19 @@ describe('orbitkv verify (command line)', function () {
   after(removeCheckouts);
 
   it('prints one line per checked symbol or assertion and exits 0 when everything holds', async function () {
-    const io = captureIo(REPO);
+    const cache = scratchDir('okv-cli-cache-');
+    const io = captureIo(REPO, { ORBITKV_CACHE_DIR: cache });
     assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', PINNED_SGLANG], io), 0);
     const lines = io.stdout.trimEnd().split('\n');
-    assert.match(lines[0]!, /^verify sglang: .*sglang-0\.5\.21 \(package python\/sglang, 25 Python files, grammar python 0\.25\.0\)$/);
-    assert.match(lines[1]!, /^version +version 0\.5\.21 \(python\/sglang\/version\.py\) = pin; commit unknown/);
+    assert.match(lines[0]!, /^verify sglang: .*sglang-0\.5\.21 \(package python\/sglang, 27 Python files, 27 parsed, 0 from cache, grammar python 0\.25\.0\)$/);
+    const again = captureIo(REPO, { ORBITKV_CACHE_DIR: cache });
+    assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', PINNED_SGLANG], again), 0);
+    assert.match(again.stdout, /27 Python files, 0 parsed, 27 from cache,/);
+    assert.equal(again.stdout.split('\n').slice(1).join('\n'), io.stdout.split('\n').slice(1).join('\n'), 'the same results');
+    const uncached = captureIo(REPO, { ORBITKV_CACHE_DIR: cache });
+    assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', PINNED_SGLANG, '--no-cache'], uncached), 0);
+    assert.match(uncached.stdout, /27 Python files, grammar/);
+    assert.match(lines[1]!, /^version +version 0\.5\.21 \(python\/sglang\/_version\.py\) = pin; commit unknown/);
     const json = captureIo(REPO);
     await runCli(['verify', '--engine', 'sglang', '--source', PINNED_SGLANG, '--format', 'json'], json);
     const report = JSON.parse(json.stdout) as VerifyReport;
@@ -80,7 +88,7 @@ describe('orbitkv verify (command line)', function () {
     const registryDir = registryCopy();
     const before = readLedgerFile(ledgerFiles(registryDir)).records.length;
     const source = checkout('sglang-0.5.21');
-    (await import('node:fs')).writeFileSync(join(source, 'python/sglang/version.py'), '__version__ = "0.5.23"\n');
+    (await import('node:fs')).writeFileSync(join(source, 'python/sglang/_version.py'), '__version__ = "0.5.23"\n');
     const io = captureIo(REPO, { USER: 'ci-verify' });
     assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', source, '--registry', registryDir, '--record'], io), 1);
     assert.match(io.stdout, /OKV6011/);

@@ -70,7 +70,7 @@ describe('verify: drifted engine trees flip the right results', function () {
     const report = await verify('vllm', 'vllm-0.31.0', 'vllm-0.31.0-reordered-calls');
     const gap = report.assertions.find((a) => a.contract === 'gap.vllm.v2-preforward-ordering')!;
     assert.equal(gap.outcome, 'no-longer-holds');
-    assert.deepEqual(gap.parts?.map((p) => p.outcome), ['no-longer-holds', 'holds', 'holds']);
+    assert.deepEqual(gap.parts?.map((p) => p.outcome), ['no-longer-holds', 'holds', 'holds', 'holds']);
     assert.equal(gap.parts?.[0]?.detail, 'preprocess_state: line 33, pre_forward: line 32');
     othersHold(report, ['gap.vllm.v2-preforward-ordering']);
   });
@@ -113,7 +113,7 @@ describe('verify: drifted engine trees flip the right results', function () {
   it('syntax errors: reported with positions; a target inside the broken class is unresolvable, the rest still checked', async function () {
     const report = await verify('vllm', 'vllm-0.31.0', 'vllm-0.31.0-syntax-error');
     const syntax = report.diagnostics.filter((d) => d.code === 'OKV6006');
-    assert.deepEqual(syntax.map((d) => d.file).sort(), ['vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py', 'vllm/v1/core/block_pool.py']);
+    assert.deepEqual(syntax.map((d) => d.file).sort(), ['vllm/distributed/kv_transfer/kv_connector/v1/nixl/connector.py', 'vllm/v1/core/block_pool.py']);
     assert.ok(syntax.every((d) => d.severity === 'warning' && (d.range?.line ?? 0) > 1));
     const nixl = target(report, 'interface.vllm.pd-candidate', 'NixlConnector');
     assert.equal(nixl.outcome, 'unresolvable-statically');

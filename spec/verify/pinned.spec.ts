@@ -56,7 +56,7 @@ describe('verify: the embedded registry against the pinned engine trees', functi
     assert.equal(vllm.commitMatches, true);
     const sglang = reports['sglang']!.version!;
     assert.equal(sglang.version, '0.5.21');
-    assert.equal(sglang.versionFrom, 'python/sglang/version.py');
+    assert.equal(sglang.versionFrom, 'python/sglang/_version.py', 'follows the try-import to the generated file; the except fallbacks are not versions');
     assert.equal(sglang.commit, undefined);
   });
 
@@ -81,8 +81,10 @@ describe('verify: the embedded registry against the pinned engine trees', functi
   it('checks env vars, CLI flags and entry-point groups as literals or bound names', function () {
     const byTarget = new Map([...reports['vllm']!.targets, ...reports['sglang']!.targets].map((t) => [t.target, t]));
     assert.equal(byTarget.get('vllm.general_plugins')?.location?.file, 'vllm/plugins/__init__.py');
-    assert.equal(byTarget.get('--disaggregation-mode')?.detail, 'string literal');
+    assert.equal(byTarget.get('--disaggregation-mode')?.detail, 'add_argument');
+    assert.equal(byTarget.get('--disaggregation-mode')?.location?.file, 'python/sglang/srt/server_args.py', 'the mention in python/sglang/test/ is not a definition');
+    assert.equal(byTarget.get('--radix-cache-backend')?.detail, 'dataclass field ServerArgs.radix_cache_backend');
     assert.equal(byTarget.get('SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE')?.detail, 'bound as Envs.SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE');
-    assert.equal(byTarget.get('--disable-hybrid-kv-cache-manager')?.detail, 'config field EngineArgs.disable_hybrid_kv_cache_manager');
+    assert.equal(byTarget.get('--disable-hybrid-kv-cache-manager')?.detail, 'dataclass field EngineArgs.disable_hybrid_kv_cache_manager');
   });
 });

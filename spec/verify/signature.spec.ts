@@ -4,7 +4,7 @@ import { bindingOf, compareSignature, normalise, renderSignature } from '../../e
 import type { FunctionDefinition, ParsedParameter } from '../../engine/verify/table.js';
 
 function def(parameters: ParsedParameter[], extra: Partial<FunctionDefinition> = {}): FunctionDefinition {
-  return { kind: 'function', qualname: 'C.m', conditional: false, start: 0, end: 1, line: 1, col: 1, async: false, decorators: [], parameters, calls: [], literals: [], selfAttributes: [], ...extra };
+  return { kind: 'function', qualname: 'C.m', conditional: false, start: 0, end: 1, line: 1, col: 1, async: false, decorators: [], parameters, bodyRead: false, calls: [], literals: [], selfAttributes: [], ...extra };
 }
 
 const p = (name: string, kind: ParsedParameter['kind'] = 'positional-or-keyword', dflt?: string): ParsedParameter => ({ name, kind, ...(dflt !== undefined ? { default: dflt } : {}) });

@@ -15,6 +15,9 @@ interface symbols and gap source assertions; reports the checkout's version agai
   --actor NAME     who records (default: $ORBITKV_ACTOR, else $USER)
   --format FORMAT  text (default: one line per checked symbol or assertion) or json
   --threads N      worker threads (default: one per CPU; 0 parses in the main thread)
+  --no-cache       parse every file (default: reuse symbol tables by content hash from
+                   $ORBITKV_CACHE_DIR, else ./.orbitkv-cache/verify; a reused table is the one a
+                   fresh parse gives, so results never depend on the cache)
 Results: present / missing / signature-changed / unresolvable-statically for targets,
 holds / no-longer-holds / unresolvable for assertions; removed hooks are informational.
 Exit status: 0 every check holds, 1 something is missing, changed, no longer holds or
@@ -38,6 +41,7 @@ export const command: CommandModule = {
       actor: { type: 'string' },
       format: { type: 'string' },
       threads: { type: 'string' },
+      'no-cache': { type: 'boolean' },
     });
     if (values.help) {
       io.out(USAGE);
@@ -53,6 +57,7 @@ export const command: CommandModule = {
     const { loadRegistry, resolveRegistryDir } = await import('../../registry/index.js');
     const { formatDiagnostics, errorCount } = await import('../../diagnostics/index.js');
     const { verifyEngine, GrammarMismatchError } = await import('../../verify/index.js');
+    const { cacheDirFor } = await import('../../lifecycle/index.js');
     const dir = resolveRegistryDir(io.cwd, values.registry);
     const loaded = loadRegistry(dir);
     if (loaded.diagnostics.some((d) => d.code === 'OKV1001')) {
@@ -61,7 +66,7 @@ export const command: CommandModule = {
     }
     let report: VerifyReport;
     try {
-      report = await verifyEngine({ registry: loaded.registry, engine: values.engine, source: resolve(io.cwd, values.source), ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}) });
+      report = await verifyEngine({ registry: loaded.registry, engine: values.engine, source: resolve(io.cwd, values.source), ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}), ...(values['no-cache'] ? {} : { cacheDir: cacheDirFor(io.cwd, io.env) }) });
     } catch (error) {
       if (!(error instanceof GrammarMismatchError)) throw error;
       io.err(formatDiagnostics([error.diagnostic], { format: 'text', root: io.cwd, cwd: io.cwd }));
@@ -131,7 +136,8 @@ function assertionLines(a: AssertionCheck, depth = 0): string[] {
 export function renderText(report: VerifyReport, recorded = 0): string {
   const out: string[] = [];
   if (report.verdict === 'unusable') return `verify ${report.engine}: nothing verified\n`;
-  out.push(`verify ${report.engine}: ${report.source} (package ${report.packageDir}, ${report.scanned} Python files, grammar ${report.grammar.name} ${report.grammar.version})`);
+  const cached = report.scanCache ? `, ${report.scanCache.parsed} parsed, ${report.scanCache.reused} from cache` : '';
+  out.push(`verify ${report.engine}: ${report.source} (package ${report.packageDir}, ${report.scanned} Python files${cached}, grammar ${report.grammar.name} ${report.grammar.version})`);
   const v = report.version;
   if (v) {
     const version = v.version === undefined ? 'version unknown' : `version ${v.version} (${v.versionFrom})${v.versionMatches ? ' = pin' : ` ≠ pin ${v.pinnedVersion}`}`;

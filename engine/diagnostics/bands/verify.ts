@@ -16,4 +16,5 @@ export const VERIFY_DIAGNOSTICS = {
   commitMismatch: def({ code: 'OKV6012', severity: 'warning', rule: 'commit-mismatch', message: (found: string, pinned: string) => `the checkout is at commit ${found}; the engine contract pins ${pinned}`, hint: () => 'check out the pinned commit' }),
   versionUnknown: def({ code: 'OKV6013', severity: 'warning', rule: 'version-unknown', message: (where: string) => `cannot tell the checkout's version (looked at ${where})`, hint: () => "set the engine contract's `versionFile` to the file that assigns __version__" }),
   recordUnavailable: def({ code: 'OKV6014', severity: 'error', rule: 'record-unavailable', message: (reason: string) => `cannot record the results as evidence: ${reason}` }),
+  scanCacheUnwritable: def({ code: 'OKV6015', severity: 'warning', rule: 'scan-cache', message: (reason: string) => `cannot write the symbol-table cache: ${reason}; the results are complete, the next run parses again`, hint: () => 'make the cache folder writable, point $ORBITKV_CACHE_DIR elsewhere, or pass --no-cache' }),
 } as const;
