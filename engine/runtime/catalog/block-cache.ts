@@ -168,7 +168,10 @@ export class BlockCache {
     const drops = writes.filter((w) => w.drop !== undefined).map((w) => ({ type: 'drop' as const, key: w.drop!, slot: w.slot, crc: 0, length: 0 }));
     if (drops.length > 0) await ssd.index.commit(drops);
     const results = await Promise.allSettled(writes.map((w) => ssd.write(w.slot, this.dram.slot(w.block.dram))));
-    const ok = writes.filter((_, i) => results[i]!.status === 'fulfilled');
+    // The bytes are synced before the index records that name them are committed.
+    const synced = writes.length === 0 ? true : await ssd.sync().then(() => true, () => false);
+    const ok = synced ? writes.filter((_, i) => results[i]!.status === 'fulfilled') : [];
+    if (!synced) for (const r of results.keys()) results[r] = { status: 'rejected', reason: new Error('fsync failed') };
     for (const [i, w] of writes.entries()) {
       if (results[i]!.status === 'rejected') {
         w.block.ssd = -1;

@@ -8,6 +8,7 @@
 import { assign, setup } from 'xstate';
 
 export interface TicketContext {
+  effects: TicketEffects;
   deadlineMs: number;
   leaseMs: number;
   boundary: number | null;
@@ -31,12 +32,12 @@ export interface TicketEffects {
 export const TICKET_FINAL = ['miss', 'timedOut', 'cancelled', 'released', 'expired', 'consumed'] as const;
 export type TicketState = 'pending' | 'ready' | 'restoring' | (typeof TICKET_FINAL)[number];
 
-export function lookupTicketMachine(effects: TicketEffects) {
-  return setup({
-    types: { context: {} as TicketContext, events: {} as TicketEvent, input: {} as { deadlineMs: number; leaseMs: number } },
+/** The machine is built once; each ticket's effects travel in its input (per-request state with the request). */
+export const lookupTicketMachine = setup({
+    types: { context: {} as TicketContext, events: {} as TicketEvent, input: {} as { effects: TicketEffects; deadlineMs: number; leaseMs: number } },
     actions: {
-      trim: ({ context }) => effects.trim(context.boundary ?? 0),
-      releaseAll: () => effects.releaseAll(),
+      trim: ({ context }) => context.effects.trim(context.boundary ?? 0),
+      releaseAll: ({ context }) => context.effects.releaseAll(),
     },
     delays: {
       deadline: ({ context }) => context.deadlineMs,
@@ -44,7 +45,7 @@ export function lookupTicketMachine(effects: TicketEffects) {
     },
   }).createMachine({
     id: 'lookupTicket',
-    context: ({ input }) => ({ deadlineMs: input.deadlineMs, leaseMs: input.leaseMs, boundary: null }),
+    context: ({ input }) => ({ effects: input.effects, deadlineMs: input.deadlineMs, leaseMs: input.leaseMs, boundary: null }),
     initial: 'pending',
     states: {
       pending: {
@@ -73,4 +74,3 @@ export function lookupTicketMachine(effects: TicketEffects) {
       consumed: { type: 'final', entry: 'releaseAll' },
     },
   });
-}

@@ -28,8 +28,7 @@ export interface RestoreContext {
   inflight: Promise<unknown> | null;
 }
 
-export function restoreMachine() {
-  return setup({
+export const restoreMachine = setup({
     types: { context: {} as RestoreContext, input: {} as { job: RestoreJob }, events: {} as { type: 'CANCEL' } },
     actors: {
       io: fromPromise(async ({ input }: { input: { run: () => Promise<unknown> } }) => input.run()),
@@ -87,4 +86,3 @@ export function restoreMachine() {
       cancelled: { type: 'final' },
     },
   });
-}

@@ -21,15 +21,12 @@ export interface SaveContext extends SaveInput {
   error: string | null;
 }
 
-export function saveMachine() {
-  return setup({
+export const saveMachine = setup({
     types: { context: {} as SaveContext, input: {} as SaveInput },
     actors: {
       stageWindow: fromPromise(async ({ input }: { input: { keys: string[]; from: number; stage: SaveInput['stage'] } }) => {
-        const out: SaveOutcome[] = [];
-        // In order: a chain's prefix is staged before its tail, so a lookup's pending wait is short.
-        for (const [i, k] of input.keys.entries()) out.push(await input.stage(k, input.from + i));
-        return out;
+        // The window's copies run together; a lookup waits (pending) on any block still copying.
+        return Promise.all(input.keys.map((k, i) => input.stage(k, input.from + i)));
       }),
       persistAll: fromPromise(async ({ input }: { input: { keys: string[]; persist: SaveInput['persist'] } }) => input.persist(input.keys)),
     },
@@ -71,4 +68,3 @@ export function saveMachine() {
       failed: { type: 'final' },
     },
   });
-}

@@ -32,7 +32,7 @@ interface Ticket {
   leased: string[];
   rank: number;
   request: string;
-  actor: ActorRefFrom<ReturnType<typeof lookupTicketMachine>>;
+  actor: ActorRefFrom<typeof lookupTicketMachine>;
   record: LookupRecord;
   tiers: { dram: number; ssd: number };
   matched: number;
@@ -73,8 +73,8 @@ export class CacheService {
     this.records.push(record);
     let stopListening: (() => void) | null = null;
     const ticket = {} as Ticket;
-    const machine = lookupTicketMachine({
-      trim: (boundary) => {
+    const effects = {
+      trim: (boundary: number) => {
         this.cache.unpin(ticket.leased.slice(boundary));
         ticket.leased = ticket.leased.slice(0, boundary);
       },
@@ -82,8 +82,8 @@ export class CacheService {
         this.cache.unpin(ticket.leased);
         ticket.leased = [];
       },
-    });
-    const actor = createActor(machine, { input: { deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs } });
+    };
+    const actor = createActor(lookupTicketMachine, { input: { effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs } });
     Object.assign(ticket, { id, session, keys, leased: [], rank: req.rank, request: req.request, actor, record, tiers: { dram: 0, ssd: 0 }, matched: 0 });
     const problem = this.agreement.join(req.request, req.rank, req.worldSize, { agreed: (b) => actor.send({ type: 'AGREED', boundary: b }), defer: () => actor.send({ type: 'DEFER' }) });
     if (problem) throw new RequestError(problem, `request '${req.request}' rank ${req.rank}: ${problem}`);
@@ -160,7 +160,7 @@ export class CacheService {
     if (bad >= 0) throw new RequestError('bad-page', `pages[${bad}] = ${req.pages[bad]} is beyond the ${pages.pages} registered pages`);
     const ns = namespaceId(req.namespace);
     const keys = req.hashes.map((h) => BlockCache.key(ns, h));
-    const actor = createActor(saveMachine(), {
+    const actor = createActor(saveMachine, {
       input: {
         keys,
         window: Math.max(1, Math.floor(this.cache.dram.slots / 4)),
@@ -235,7 +235,7 @@ export class CacheService {
         cancelled = true;
       },
     };
-    const actor = createActor(restoreMachine(), { input: { job } });
+    const actor = createActor(restoreMachine, { input: { job } });
     const cancel = () => actor.send({ type: 'CANCEL' });
     session.cancels.add(cancel);
     this.operations.restores++;

@@ -51,12 +51,21 @@ export class SsdTier {
     return this.ring.backend;
   }
 
-  /** Writes a DRAM slot's bytes into an SSD slot and syncs the data file. */
+  /** Writes a DRAM slot's bytes into an SSD slot (not yet synced: see `sync`). */
   async write(slot: number, bytes: Buffer): Promise<void> {
     try {
       await this.ring.write(this.file, bytes, slot * this.slotBytes, this.slotBytes);
-      await this.ring.fsync(this.file);
       this.counters.writeBytes += this.slotBytes;
+    } catch (error) {
+      this.counters.writeErrors++;
+      throw error;
+    }
+  }
+
+  /** Makes every completed write durable (one fsync for a batch of writes). */
+  async sync(): Promise<void> {
+    try {
+      await this.ring.fsync(this.file);
     } catch (error) {
       this.counters.writeErrors++;
       throw error;
