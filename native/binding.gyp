@@ -9,6 +9,7 @@
         "src/shm/shared_memory.cc",
         "src/io/completion_sink.cc",
         "src/io/io_op.cc",
+        "src/io/io_args.cc",
         "src/io/uring_ring.cc",
         "src/io/pool_io.cc",
         "src/cuda/driver.cc",

@@ -15,7 +15,7 @@ export class NativeUnavailableError extends Error {
   }
 }
 
-export type IoOpName = 'read' | 'write' | 'fsync' | 'readv' | 'writev' | 'open';
+export type IoOpName = 'read' | 'write' | 'fsync' | 'readv' | 'writev' | 'open' | 'close';
 
 /** A failed I/O operation: `code` is the errno name (EINVAL, ENOSPC, EFBIG, ...). */
 export class IoError extends Error {
@@ -63,10 +63,20 @@ export class RingClosedError extends Error {
 
 /** The operation was cancelled before it moved any byte. */
 export class CancelledError extends Error {
-  readonly code = 'ECANCELED';
+  readonly code: string = 'ECANCELED';
   constructor(op: IoOpName, file: string, offset: number) {
     super(`${op} ${file} at offset ${offset}: cancelled`);
     this.name = 'CancelledError';
+  }
+}
+
+/** The operation's deadline passed first; it was cancelled and never moved a byte. */
+export class DeadlineExceededError extends CancelledError {
+  override readonly code = 'ETIMEDOUT';
+  constructor(op: IoOpName, file: string, offset: number, readonly deadlineMs: number) {
+    super(op, file, offset);
+    this.message = `${op} ${file} at offset ${offset}: deadline of ${deadlineMs} ms passed`;
+    this.name = 'DeadlineExceededError';
   }
 }
 
