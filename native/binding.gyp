@@ -13,7 +13,8 @@
         "src/io/uring_ring.cc",
         "src/io/pool_io.cc",
         "src/cuda/driver.cc",
-        "src/cuda/cuda_binding.cc"
+        "src/cuda/cuda_binding.cc",
+        "src/cuda/completion_queue.cc"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -34,6 +34,7 @@ export {
   DeviceMemory,
   Gatherer,
   HostMemory,
+  liveCudaObjects,
   DEVICE_ATTRIBUTE,
   WAIT_VALUE,
   type CudaDeviceInfo,
