@@ -64,12 +64,33 @@ describe('runtime: faults against a real Manager', function () {
       assert.equal(statSync(dirname(m.socket)).mode & 0o777, 0o700);
       if (process.getuid?.() !== 0) return;
       // Let the other uid reach the folder, so the socket's own mode is what refuses it.
+      chmodSync(dirname(dirname(m.socket)), 0o711);
       chmodSync(dirname(m.socket), 0o711);
       try {
         const r = spawnSync(process.execPath, ['-e', `require('net').connect(${JSON.stringify(m.socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',e=>{console.log(e.code);process.exit(3)})`], { encoding: 'utf8', uid: 65534, gid: 65534, timeout: 10_000 });
         assert.equal(r.stdout.trim(), 'EACCES');
       } finally {
         chmodSync(dirname(m.socket), 0o700);
+        chmodSync(dirname(dirname(m.socket)), 0o700);
+      }
+    });
+
+    it('a peer of another uid that gets through widened modes is refused by its SO_PEERCRED uid and logged', async () => {
+      if (process.getuid?.() !== 0) return;
+      chmodSync(dirname(dirname(m.socket)), 0o711);
+      chmodSync(dirname(m.socket), 0o711);
+      chmodSync(m.socket, 0o666);
+      try {
+        const script = `const s=require('net').connect(${JSON.stringify(m.socket)});let got='';s.on('connect',()=>s.write(Buffer.alloc(24)));s.on('data',d=>got+=d);s.on('close',()=>{console.log(got.length?'served':'closed');process.exit(0)});s.on('error',e=>{console.log(e.code);process.exit(0)})`;
+        const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', uid: 65534, gid: 65534, timeout: 10_000 });
+        assert.ok(['closed', 'EPIPE', 'ECONNRESET'].includes(r.stdout.trim()), `the Manager closed it unserved: ${r.stdout}${r.stderr}`);
+        await wait(50);
+        const refused = m.logs.find((l) => l.event === 'peer-refused');
+        assert.equal(refused?.uid, 65534);
+      } finally {
+        chmodSync(m.socket, 0o600);
+        chmodSync(dirname(m.socket), 0o700);
+        chmodSync(dirname(dirname(m.socket)), 0o700);
       }
     });
   });

@@ -1,39 +1,57 @@
 /**
  * An engine's registered pages on the CPU path: an owner-only shared-memory file (under
- * /dev/shm or another tmpfs) that the engine maps and the Manager opens by path. The Manager
- * refuses a file another uid owns or that group/others may open, so no other user's process
- * can place bytes in the cache or read them out. Page bytes move with positioned reads and
- * writes on the file (the engine sees them through its mapping); one completion-flag byte per
- * page is set after a restore's bytes into that page have landed.
+ * /dev/shm or another tmpfs) that the engine maps and the Manager maps too (native
+ * `openSharedFile` + `mapShared`). The Manager refuses a file another uid owns, one that
+ * group/others may open, a symlink or a non-regular file, so no other user's process can place
+ * bytes in the cache or read them out. Page bytes move by memcpy between a DRAM slot and the
+ * mapping; one completion-flag byte per page is set after a restore's bytes into that page
+ * have been copied (stores are not reordered past each other on the CPUs we run on, and the
+ * restore's reply follows).
  */
-import { closeSync, fstatSync, openSync, read, write, constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
+import { mapShared, openSharedFile, unmapShared } from '../../../native/index.js';
 import type { RegisterPagesRequest } from '../protocol/index.js';
 
-export type PageProblem = 'open-failed' | 'not-owner' | 'not-owner-only' | 'not-regular' | 'too-small' | 'page-size';
+export type PageProblem = 'open-failed' | 'not-owner' | 'not-owner-only' | 'not-regular' | 'too-small' | 'page-size' | 'map-failed';
 
 export class PageFile {
-  private constructor(readonly fd: number, readonly spec: RegisterPagesRequest) {}
+  private readonly view: Buffer;
 
-  /** Opens and checks a registration; a problem names why it is refused. */
+  private constructor(private readonly mapping: ArrayBuffer, readonly spec: RegisterPagesRequest) {
+    this.view = Buffer.from(mapping);
+  }
+
+  /** Opens, checks and maps a registration; a problem names why it is refused. */
   static open(spec: RegisterPagesRequest, blockBytes: number): PageFile | { problem: PageProblem; detail: string } {
     if (spec.pageBytes !== blockBytes) return { problem: 'page-size', detail: `pages are ${spec.pageBytes} bytes; this Manager stores ${blockBytes}-byte blocks` };
-    let fd: number;
+    // Checked here first for a precise reason; the native open checks the same again on its fd.
+    let probe: number;
     try {
-      fd = openSync(spec.path, constants.O_RDWR | constants.O_NOFOLLOW);
+      probe = openSync(spec.path, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (error) {
       return { problem: 'open-failed', detail: (error as NodeJS.ErrnoException).code ?? 'EIO' };
     }
-    const st = fstatSync(fd);
-    const refuse = (problem: PageProblem, detail: string) => {
-      closeSync(fd);
-      return { problem, detail };
-    };
-    if (!st.isFile()) return refuse('not-regular', 'not a regular file');
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return refuse('not-owner', `owned by uid ${st.uid}`);
-    if ((st.mode & 0o077) !== 0) return refuse('not-owner-only', `mode ${(st.mode & 0o777).toString(8)}`);
+    const st = fstatSync(probe);
+    closeSync(probe);
+    if (!st.isFile()) return { problem: 'not-regular', detail: 'not a regular file' };
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return { problem: 'not-owner', detail: `owned by uid ${st.uid}` };
+    if ((st.mode & 0o077) !== 0) return { problem: 'not-owner-only', detail: `mode ${(st.mode & 0o777).toString(8)}` };
     const dataEnd = spec.pageBytes * spec.pages;
-    if (spec.flagsOffset < dataEnd || st.size < spec.flagsOffset + spec.pages) return refuse('too-small', `size ${st.size}; needs ${dataEnd} page bytes then ${spec.pages} flag bytes at ${spec.flagsOffset}`);
-    return new PageFile(fd, spec);
+    const size = spec.flagsOffset + spec.pages;
+    if (spec.flagsOffset < dataEnd || st.size < size) return { problem: 'too-small', detail: `size ${st.size}; needs ${dataEnd} page bytes then ${spec.pages} flag bytes at ${spec.flagsOffset}` };
+    let fd: number;
+    try {
+      fd = openSharedFile(spec.path, size);
+    } catch (error) {
+      return { problem: 'open-failed', detail: (error as NodeJS.ErrnoException).code ?? String(error) };
+    }
+    try {
+      return new PageFile(mapShared(fd, size), spec);
+    } catch (error) {
+      return { problem: 'map-failed', detail: (error as NodeJS.ErrnoException).code ?? String(error) };
+    } finally {
+      closeSync(fd);
+    }
   }
 
   get pages(): number {
@@ -42,36 +60,25 @@ export class PageFile {
 
   /** Copies page `index` into `into` (pages → DRAM). */
   readPage(index: number, into: Buffer): Promise<void> {
-    return this.io('read', into, index * this.spec.pageBytes);
+    const at = index * this.spec.pageBytes;
+    this.view.copy(into, 0, at, at + this.spec.pageBytes);
+    return Promise.resolve();
   }
 
   /** Copies `from` into page `index` (DRAM → pages). */
   writePage(index: number, from: Buffer): Promise<void> {
-    return this.io('write', from, index * this.spec.pageBytes);
+    from.copy(this.view, index * this.spec.pageBytes, 0, this.spec.pageBytes);
+    return Promise.resolve();
   }
 
   /** Sets (1) or clears (0) the page's completion flag. */
   setFlag(index: number, value: 0 | 1): Promise<void> {
-    return this.io('write', Buffer.from([value]), this.spec.flagsOffset + index);
+    this.view[this.spec.flagsOffset + index] = value;
+    return Promise.resolve();
   }
 
+  /** Unmaps the pages (call only once no copy into them can still run: the session drains first). */
   close(): void {
-    closeSync(this.fd);
-  }
-
-  private io(kind: 'read' | 'write', buffer: Buffer, position: number): Promise<void> {
-    const op = (offset: number, length: number, at: number, cb: (error: NodeJS.ErrnoException | null, n: number) => void) =>
-      kind === 'read' ? read(this.fd, buffer, offset, length, at, cb) : write(this.fd, buffer, offset, length, at, cb);
-    return new Promise((resolve, reject) => {
-      const step = (done: number) => {
-        if (done === buffer.length) return resolve();
-        op(done, buffer.length - done, position + done, (error, n) => {
-          if (error) return reject(error);
-          if (n === 0) return reject(Object.assign(new Error(`${kind} of page file at ${position + done}: no progress`), { code: 'EIO' }));
-          step(done + n);
-        });
-      };
-      step(0);
-    });
+    unmapShared(this.mapping);
   }
 }

@@ -17,6 +17,7 @@ import { RuntimeMetrics, serveMetrics } from '../metrics/index.js';
 import { DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION } from '../protocol/index.js';
 import { CacheService } from '../service/index.js';
 import type { Session } from '../session/index.js';
+import { peerCredentials } from '../../../native/index.js';
 import { DramArena } from '../tiers/dram/index.js';
 import { SsdTier } from '../tiers/ssd/index.js';
 import { serveConnection } from './connection.js';
@@ -115,6 +116,16 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     const connections = new Set<Promise<void>>();
     const sockets = new Set<import('node:net').Socket>();
     const server: Server = createServer((socket) => {
+      // SO_PEERCRED: the socket's mode already keeps other uids out; this refuses one that got
+      // in anyway (a widened folder or socket mode) and says who it was.
+      const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+      const peer = typeof fd === 'number' && fd >= 0 ? peerCredentials(fd) : null;
+      if (peer === null || (typeof process.getuid === 'function' && peer.uid !== process.getuid())) {
+        o.logger.warn('peer-refused', { uid: peer?.uid ?? null, pid: peer?.pid ?? null, allowed: process.getuid?.() ?? null });
+        metrics.connectionsRefused.inc({ reason: 'peer-uid' });
+        socket.destroy();
+        return;
+      }
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
       const done = serveConnection(socket, {

@@ -89,8 +89,8 @@ export class SsdTier {
   }
 
   async close(): Promise<void> {
+    await this.file.close();
     await this.ring.close();
-    this.file.close();
     this.index.close();
   }
 }
