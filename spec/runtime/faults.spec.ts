@@ -118,7 +118,7 @@ describe('runtime: faults against a real Manager', function () {
           i++;
         }
       })();
-      while (acked.length < 40) await wait(5);
+      while (acked.length < 24) await wait(5);
       await m.kill9();
       await stream;
       const again = await startManager(flags, { socketDir: sockDir });
