@@ -229,3 +229,24 @@ describe('runtime: faults against a real Manager', function () {
     assert.ok(m.logs.some((l) => l.event === 'stopped'));
   });
 });
+
+describe('runtime: a client pipelining without reading its replies', function () {
+  this.timeout(60_000);
+  it('is throttled by its own socket (bounded requests in flight); others keep being served', async () => {
+    const m = await startManager(['--dram', '256k', '--block-size', '64k']);
+    const flood = await ManagerClient.connect(m.socket);
+    await flood.hello(acceptedProfile());
+    // 2,000 lookups that each wait 30 s for a rank that never comes: without a bound they would all be open tickets.
+    const frames = Buffer.concat(Array.from({ length: 2000 }, (_, i) => encodeFrame(OPCODE.lookup, 10 + i, Buffer.from(JSON.stringify(lookupBody([`x${i}`], { request: `flood-${i}`, worldSize: 2, deadlineMs: 30_000 }))))));
+    flood.raw(frames);
+    await wait(500);
+    const watcher = await ManagerClient.connect(m.socket);
+    await watcher.request(OPCODE.operator, {});
+    const status = (await watcher.request(OPCODE.status, {})).body as { inFlight: { tickets: number } };
+    assert.ok(status.inFlight.tickets <= 256, `${status.inFlight.tickets} tickets open`);
+    assert.ok(status.inFlight.tickets > 0);
+    flood.socket.destroy();
+    await watcher.close();
+    assert.equal(await m.stop(), 0);
+  });
+});

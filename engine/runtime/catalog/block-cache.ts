@@ -5,7 +5,7 @@
  * one entry per slot of both tiers; the memory of recent evictions (for "why did this miss")
  * is a fixed-size window.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Namespace } from '../protocol/index.js';
 import type { MissReason } from '../records/index.js';
@@ -56,8 +56,9 @@ export class BlockCache {
     if (ssd) for (const [key, e] of ssd.index.entries) this.blocks.set(key, { key, state: 'ready', dram: -1, ssd: e.slot, crc: e.crc, length: e.length, pins: 0, dramBusy: 0, awaitingWriteBack: false });
   }
 
-  static key(namespace: string, hash: string): string {
-    return createHash('sha256').update(namespace).update('\n').update(hash).digest('hex');
+  /** The block's key: sha256 of the namespace id, a newline and the engine's block hash (neither contains a newline). */
+  static key(namespace: string, blockHash: string): string {
+    return hash('sha256', `${namespace}\n${blockHash}`, 'hex');
   }
 
   get blockBytes(): number {

@@ -21,6 +21,8 @@ export interface ConnectionContext {
   metrics: RuntimeMetrics;
   maxPayload: number;
   maxBlocks: number;
+  /** Most requests one connection may have in flight before its socket stops being read. */
+  maxInFlight: number;
   nextSession(): number;
   status(): unknown;
   sessions: Set<Session>;
@@ -137,15 +139,35 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext): Promise
   return new Promise<void>((resolve) => {
     // The handshake is decided before any later frame is looked at.
     let chain: Promise<void> = Promise.resolve();
+    // Requests in flight on this connection: past the bound the socket stops being read (the
+    // client's writes back up in the kernel), so a pipelining client cannot grow our memory.
+    let inFlight = 0;
+    // Frames decoded but not started: at most one read's worth, since reading stops at the bound.
+    const waiting: Frame[] = [];
+    const start = (f: Frame) => {
+      inFlight++;
+      const run = async () => {
+        try {
+          if (!closing) await handle(f);
+        } finally {
+          inFlight--;
+          const next = waiting.shift();
+          if (next) start(next);
+          else if (socket.isPaused() && !closing) socket.resume();
+        }
+      };
+      // Requests after the handshake run concurrently (a pending lookup must not block a save).
+      if (session === null && !operator) chain = chain.then(run);
+      else void chain.then(run);
+    };
     socket.on('data', (chunk: Buffer) => {
       if (closing) return;
       const { frames, fault } = decoder.push(chunk);
       for (const f of frames) {
-        const run = () => (closing ? undefined : handle(f));
-        // Requests after the handshake run concurrently (a pending lookup must not block a save).
-        if (session === null && !operator) chain = chain.then(run);
-        else void chain.then(run);
+        if (inFlight < ctx.maxInFlight) start(f);
+        else waiting.push(f);
       }
+      if (waiting.length > 0) socket.pause();
       if (fault) {
         const detail = fault.kind === 'oversize' ? `length ${fault.length} > ${fault.limit}` : fault.kind === 'bad-magic' ? `0x${fault.found.toString(16)}` : fault.kind === 'bad-reserved' ? `0x${fault.found.toString(16)}` : `${fault.have}/${fault.need}`;
         ctx.logger.warn('frame-fault', { session: session?.id ?? null, kind: fault.kind, detail });

@@ -135,6 +135,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         metrics,
         maxPayload: o.maxPayload ?? DEFAULT_MAX_PAYLOAD,
         maxBlocks: o.maxBlocks ?? 4096,
+        maxInFlight: 256,
         nextSession: () => nextSession++,
         status,
         sessions,
