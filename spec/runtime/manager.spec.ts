@@ -177,6 +177,7 @@ describe('runtime: `orbitkv manager status` and `orbitkv requests` against a rea
     assert.deepEqual(status.tiers.dram, { slots: 4, used: 1, bytes: 256 * 1024 });
     assert.equal(status.tiers.ssd, null);
     assert.equal(status.sessions.length, 1);
+    assert.equal((status.sessions[0] as { pid: number }).pid, process.pid, 'the session names its peer pid (SO_PEERCRED)');
     assert.equal(status.inFlight.tickets, 1, 'the ready ticket is open');
 
     const rio = captureIo();

@@ -33,7 +33,7 @@ const coded = <K extends CatalogueKey>(key: K, ...args: ArgsOf<K>) => {
   return { code: d.code, message: d.message, ...(d.hint ? { hint: d.hint } : {}) };
 };
 
-export function serveConnection(socket: Socket, ctx: ConnectionContext): Promise<void> {
+export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { pid: number; uid: number } | null = null): Promise<void> {
   const decoder = new FrameDecoder(ctx.maxPayload);
   const shape = checks(ctx.maxBlocks);
   let session: Session | null = null;
@@ -84,9 +84,9 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext): Promise
         send(OPCODE.refused, frame.requestId, { ...error, reason: outcome.reason, serverVersion: PROTOCOL_VERSION });
         return close(outcome.reason);
       }
-      session = new Session(ctx.nextSession(), hello.client ?? 'anonymous', outcome.profile);
+      session = new Session(ctx.nextSession(), hello.client ?? 'anonymous', outcome.profile, peer);
       ctx.sessions.add(session);
-      ctx.logger.info('session-open', { session: session.id, client: session.client, engine: outcome.profile.engine, version: outcome.profile.version });
+      ctx.logger.info('session-open', { session: session.id, pid: peer?.pid ?? null, client: session.client, engine: outcome.profile.engine, version: outcome.profile.version });
       return send(OPCODE.welcome, frame.requestId, { session: session.id, protocol: PROTOCOL_VERSION, blockBytes: ctx.service.cache.blockBytes, maxPayload: ctx.maxPayload, maxBlocks: ctx.maxBlocks });
     }
     const reply = (opcode: number, value: unknown) => send(opcode, frame.requestId, value);

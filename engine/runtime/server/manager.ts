@@ -55,7 +55,7 @@ export interface ManagerStatus {
   socket: string;
   blockBytes: number;
   tiers: ReturnType<BlockCache['usage']>;
-  sessions: { id: number; client: string; engine: string; version: string; since: string; tickets: number; ops: number }[];
+  sessions: { id: number; pid: number | null; client: string; engine: string; version: string; since: string; tickets: number; ops: number }[];
   inFlight: { tickets: number; saves: number; restores: number };
   hits: { dram: number; ssd: number; misses: number; ratio: { dram: number; ssd: number } };
   recovery: SsdTier['index']['recovery'] | null;
@@ -107,7 +107,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         socket: o.socketPath,
         blockBytes: o.blockBytes,
         tiers: cache.usage(),
-        sessions: [...sessions].map((s) => ({ id: s.id, client: s.client, engine: s.profile.engine, version: s.profile.version, since: s.since.toISOString(), tickets: s.tickets.size, ops: s.ops.size })),
+        sessions: [...sessions].map((s) => ({ id: s.id, pid: s.peer?.pid ?? null, client: s.client, engine: s.profile.engine, version: s.profile.version, since: s.since.toISOString(), tickets: s.tickets.size, ops: s.ops.size })),
         inFlight: { tickets: service.openTickets, saves: service.operations.saves, restores: service.operations.restores },
         hits: { dram: c.hitsDram, ssd: c.hitsSsd, misses: c.checksumMisses, ratio: { dram: total ? c.hitsDram / total : 0, ssd: total ? c.hitsSsd / total : 0 } },
         recovery: ssd ? ssd.index.recovery : null,
@@ -139,7 +139,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         nextSession: () => nextSession++,
         status,
         sessions,
-      });
+      }, { pid: peer.pid, uid: peer.uid });
       connections.add(done);
       void done.then(() => connections.delete(done));
     });

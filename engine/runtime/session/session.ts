@@ -18,7 +18,7 @@ export class Session {
   readonly cancels = new Set<() => void>();
   closed = false;
 
-  constructor(readonly id: number, readonly client: string, readonly profile: { engine: string; version: string }, readonly since = new Date()) {}
+  constructor(readonly id: number, readonly client: string, readonly profile: { engine: string; version: string }, readonly peer: { pid: number; uid: number } | null = null, readonly since = new Date()) {}
 
   /** Tracks an operation until it settles. */
   track<T>(op: Promise<T>): Promise<T> {
