@@ -52,7 +52,7 @@ describe('runtime/handshake: the registry decides, with the shared vectors\' ver
       const file = join(VECTORS, 'rejections', 'vllm.v2-model-runner.json');
       const rejected = (JSON.parse(readFileSync(file, 'utf8')) as { cases: VectorCase[] }).cases.find((c) => !c.expected.accepted)!;
       const c = await ManagerClient.connect(m.socket);
-      const r = await c.hello(rejected.profile);
+      const r = await c.hello(rejected.profile, { client: 'engine-v2' });
       assert.equal(r.opcode, OPCODE.refused);
       assert.equal(r.body.code, 'OKV7103');
       assert.deepEqual(r.body.rejections, rejected.expected.rejections);
@@ -60,6 +60,13 @@ describe('runtime/handshake: the registry decides, with the shared vectors\' ver
       await c.whenClosed();
       const after = await c.request(OPCODE.echo, {});
       assert.equal(after.opcode, -1, 'nothing is served after a refusal');
+      const op = await ManagerClient.connect(m.socket);
+      await op.request(OPCODE.operator, {});
+      const records = (await op.request(OPCODE.requests, { request: 'engine-v2' })).body.records as { state: string; firstMiss: { reason: string }; namespace: string }[];
+      assert.equal(records[0]?.state, 'refused');
+      assert.equal(records[0]?.firstMiss.reason, 'profile-rejected');
+      assert.equal(records[0]?.namespace, rejected.expected.rejections.join(','));
+      await op.close();
     });
 
     it('a protocol-version mismatch names both versions', async () => {

@@ -5,7 +5,8 @@ import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 const USAGE = `usage: orbitkv requests [--request ID] [--limit N] [--socket PATH] [--format text|json]
 
 Prints the Manager's lookup records, newest first: what matched, from which tier, and why the
-rest missed (absent, evicted when, pending, lease expired, timed out, cancelled, beyond the
+rest missed (absent, evicted when, pending, lease expired, timed out, cancelled, profile
+rejected at the handshake (ticket 0, the client name as the request), beyond the
 boundary another rank agreed).
   --request ID   only one engine request's lookups (every rank)
   --limit N      at most N records (default 50)

@@ -7,7 +7,7 @@
 export type MissReason = 'absent' | 'evicted' | 'checksum' | 'lease-expired' | 'timed-out' | 'cancelled' | 'profile-rejected' | 'beyond-boundary' | 'pending';
 
 export interface LookupRecord {
-  /** Ticket id. */
+  /** Ticket id (0: a refused handshake, whose `namespace` names the rejections). */
   ticket: number;
   request: string;
   rank: number;

@@ -81,6 +81,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           : outcome.reason === 'malformed-profile' ? coded('malformedProfile', outcome.problem)
           : { ...coded('rejectedProfile', outcome.messages.join(' | ')), rejections: outcome.verdict.rejections.map((r) => r.id), pin: outcome.verdict.pin };
         ctx.logger.warn('handshake-refused', { reason: outcome.reason, code: error.code, client: hello.client ?? null });
+        if (outcome.reason === 'rejected-profile') ctx.service.recordRefusal(hello.client ?? 'anonymous', 'profile-rejected', outcome.verdict.rejections.map((r) => r.id).join(',') || 'pin');
         send(OPCODE.refused, frame.requestId, { ...error, reason: outcome.reason, serverVersion: PROTOCOL_VERSION });
         return close(outcome.reason);
       }

@@ -140,6 +140,14 @@ export class CacheService {
     });
   }
 
+  /**
+   * Records a refused handshake in the lookup history, so `orbitkv requests` shows why an
+   * engine's lookups never arrived (every one of them would have been a miss).
+   */
+  recordRefusal(client: string, reason: 'profile-rejected', detail: string): void {
+    this.records.push({ ticket: 0, request: client, rank: 0, session: 0, at: new Date().toISOString(), namespace: detail, blocks: 0, matched: 0, boundary: null, state: 'refused', tiers: { dram: 0, ssd: 0 }, firstMiss: { block: 0, reason }, latencyUs: null });
+  }
+
   release(session: Session, id: number): TicketState {
     const t = this.owned(session, id);
     t.actor.send({ type: 'RELEASE' });
