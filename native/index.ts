@@ -16,7 +16,13 @@ export {
   IoUringUnavailableError,
   NativeUnavailableError,
   RingClosedError,
+  SystemCallError,
+  PeerRefusedError,
+  ChannelProtocolError,
+  ChannelClosedError,
 } from './lib/errors.js';
+export { FdChannel, peerCredentials, MAX_FDS_PER_MESSAGE, type ChannelMessage, type ChannelOptions, type PeerCredentials } from './lib/fd-channel.js';
+export { createMemfd, openSharedFile, mapShared, unmapShared, liveMappings, type MapOptions } from './lib/shared-memory.js';
 export { coalesceRuns, type CopyRun } from './lib/copy-runs.js';
 export {
   cuda,
@@ -28,6 +34,7 @@ export {
   DeviceMemory,
   Gatherer,
   HostMemory,
+  liveCudaObjects,
   DEVICE_ATTRIBUTE,
   WAIT_VALUE,
   type CudaDeviceInfo,

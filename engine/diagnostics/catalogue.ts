@@ -4,11 +4,12 @@ import { REGISTRY_DIAGNOSTICS } from './bands/registry.js';
 import { LEDGER_DIAGNOSTICS } from './bands/ledger.js';
 import { GENERATE_DIAGNOSTICS } from './bands/generate.js';
 import { VERIFY_DIAGNOSTICS } from './bands/verify.js';
+import { RUNTIME_DIAGNOSTICS } from './bands/runtime.js';
 
 /**
  * The diagnostic catalogue: every message the tool shows about user input lives here, with a
  * stable code. Bands: 1xxx reading and parsing files, 2xxx schema, 3xxx registry semantics,
- * 4xxx evidence ledger, 5xxx generators and packaging, 6xxx source verification.
+ * 4xxx evidence ledger, 5xxx generators and packaging, 6xxx source verification, 7xxx the runtime (Manager).
  * Retired codes stay listed with `retired: true` and are never reused.
  * Each band lives in `bands/<phase>.ts`; a meta-spec checks codes are unique and in band.
  */
@@ -17,6 +18,7 @@ export const CATALOGUE = {
   ...LEDGER_DIAGNOSTICS,
   ...GENERATE_DIAGNOSTICS,
   ...VERIFY_DIAGNOSTICS,
+  ...RUNTIME_DIAGNOSTICS,
 } as const;
 
 

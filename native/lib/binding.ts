@@ -31,10 +31,34 @@ export interface RawCuda {
   call(name: string, ...args: unknown[]): unknown;
 }
 
+/** One connected AF_UNIX socket owned natively (a dup of the fd handed in). */
+export interface RawUnixSocket {
+  /** Bytes the kernel took (the fds go with the first); -1 when the socket would block. */
+  send(bytes: Uint8Array, fds: number[]): number;
+  /** [bytes, fdCount]: bytes -1 when nothing waits, 0 at end of stream; fds land in fdsOut. */
+  recv(buffer: Uint8Array, fdsOut: Int32Array): [number, number];
+  peer(): RawPeerCredentials;
+  watch(readable: boolean, writable: boolean): void;
+  close(): void;
+  readonly fd: number;
+}
+
+export interface RawPeerCredentials {
+  pid: number;
+  uid: number;
+  gid: number;
+}
+
 export interface RawBinding {
   allocAligned(size: number, alignment: number): Buffer;
   bufferAddress(buffer: Uint8Array): bigint;
-  denyIoUringSetup(): void;
+  peerCredentials(fd: number): RawPeerCredentials;
+  UnixSocket: new (fd: number, onReady: (readable: boolean, writable: boolean, error: string | null) => void) => RawUnixSocket;
+  createMemfd(name: string, size: number): number;
+  openSharedFile(path: string, size: number, create: boolean): number;
+  mapShared(fd: number, length: number, offset: number, requireSealed: boolean): ArrayBuffer;
+  unmapShared(buffer: ArrayBuffer): boolean;
+  liveMappings(): number;
   liveOps(): number;
   UringRing: RawIoBackendClass;
   PoolIo: RawIoBackendClass;

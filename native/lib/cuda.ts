@@ -43,6 +43,41 @@ export interface CudaDeviceInfo {
 
 type RawCuda = Record<string, (...args: any[]) => any>;
 
+/**
+ * The backstop for native objects nobody released: when the collector finds one unreachable,
+ * its release runs. Explicit release (free/destroy) stays the rule; it unregisters first.
+ */
+const finalizers = new FinalizationRegistry<() => void>((release) => {
+  try {
+    release();
+  } catch {
+    // The context may already be gone (process exit): nothing left to release.
+  }
+});
+let liveObjects = 0;
+
+/** Registers `release` to run once: explicitly through the returned function, or when `target` is collected. */
+function track(target: object, token: object, release: () => void): () => void {
+  let done = false;
+  liveObjects++;
+  const once = () => {
+    if (done) return;
+    done = true;
+    liveObjects--;
+    release();
+  };
+  finalizers.register(target, once, token);
+  return () => {
+    finalizers.unregister(token);
+    once();
+  };
+}
+
+/** Native CUDA objects (memory, streams, events, graphs, mappings) not yet released. */
+export function liveCudaObjects(): number {
+  return liveObjects;
+}
+
 function raw(): RawCuda {
   try {
     return binding().cuda;
@@ -118,12 +153,11 @@ export const cuda = {
 /** Pinned, device-mapped host memory: allocated by the driver, or existing memory registered. */
 export class HostMemory {
   private view: Buffer | null;
+  private release: () => void = () => {};
   private constructor(
     readonly address: bigint,
     readonly size: number,
-    private readonly owned: boolean,
     view: Buffer,
-    private readonly keepAlive: Uint8Array | null,
   ) {
     this.view = view;
   }
@@ -135,7 +169,10 @@ export class HostMemory {
   static alloc(size: number): HostMemory {
     checkSize(size);
     const ptr = call<bigint>('hostAlloc', size);
-    return new HostMemory(ptr, size, true, call<Buffer>('hostView', ptr, size), null);
+    const mem = new HostMemory(ptr, size, call<Buffer>('hostView', ptr, size));
+    // The pages go when the view's ArrayBuffer does: every Buffer over them keeps it alive.
+    mem.release = track(mem.view!.buffer, mem, () => call('hostFree', ptr));
+    return mem;
   }
 
   /**
@@ -164,8 +201,12 @@ export class HostMemory {
       for (const at of done) call('hostUnregister', at);
       throw error;
     }
-    const mem = new HostMemory(base, buffer.byteLength, false, Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength), buffer);
+    const mem = new HostMemory(base, buffer.byteLength, Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength));
     mem.chunks = done;
+    // Unregistered when the memory itself (the caller's ArrayBuffer) is collected, at the latest.
+    mem.release = track(buffer.buffer, mem, () => {
+      for (const at of done) call('hostUnregister', at);
+    });
     return mem;
   }
 
@@ -190,15 +231,15 @@ export class HostMemory {
   free(): void {
     if (!this.view) return;
     this.view = null;
-    if (this.owned) call('hostFree', this.address);
-    else for (const at of this.chunks) call('hostUnregister', at);
-    void this.keepAlive;
+    this.release();
   }
 }
 
 export class DeviceMemory {
-  private live = true;
-  private constructor(readonly address: bigint, readonly size: number, private readonly release: () => void) {}
+  private readonly release: () => void;
+  private constructor(readonly address: bigint, readonly size: number, release: () => void) {
+    this.release = track(this, this, release);
+  }
 
   static alloc(size: number): DeviceMemory {
     checkSize(size);
@@ -208,15 +249,20 @@ export class DeviceMemory {
 
   /**
    * Opens a CUDA IPC handle made by another process (cudaIpcGetMemHandle / PyTorch's
-   * `_share_cuda_`). The handle maps the whole allocation: `offset` and `size` select the tensor.
+   * `_share_cuda_`). The handle maps the whole allocation: `offset` and `size` select the
+   * tensor, and `size` is required: every copy into it is checked against it.
    */
-  static openIpc(handle: Uint8Array, offset = 0, size = 0): DeviceMemory {
+  static openIpc(handle: Uint8Array, offset: number, size: number): DeviceMemory {
+    if (!(handle instanceof Uint8Array) || handle.byteLength !== 64) throw new TypeError('openIpc: the handle is 64 bytes (cudaIpcMemHandle_t)');
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`openIpc: offset must be an integer >= 0, got ${offset}`);
+    checkSize(size);
     const base = call<bigint>('ipcOpen', handle);
     return new DeviceMemory(base + BigInt(offset), size, () => call('ipcClose', base));
   }
 
   /** Imports a VMM allocation from a shareable fd (cuMemExportToShareableHandle in the owner). */
   static importVmm(fd: number, size: number, device = 0): DeviceMemory {
+    checkSize(size);
     const { ptr, handle } = call<{ ptr: bigint; handle: bigint }>('vmmImport', fd, size, device);
     return new DeviceMemory(ptr, size, () => call('vmmUnmap', ptr, size, handle));
   }
@@ -227,8 +273,7 @@ export class DeviceMemory {
   }
 
   free(): void {
-    if (this.live) this.release();
-    this.live = false;
+    this.release();
   }
 }
 
@@ -237,13 +282,26 @@ export function exportVmm(size: number, device = 0): { fd: number; size: number;
   const granularity = call<number>('vmmGranularity', device);
   const rounded = Math.ceil(size / granularity) * granularity;
   const { handle, fd } = call<{ handle: bigint; fd: number }>('vmmExport', rounded, device);
-  return { fd, size: rounded, release: () => call('vmmRelease', handle, fd) };
+  const exported = { fd, size: rounded, release: () => {} };
+  exported.release = track(exported, exported, () => call('vmmRelease', handle, fd));
+  return exported;
 }
 
 export class CudaEvent {
-  private constructor(readonly handle: bigint) {}
+  private readonly release: () => void;
+  /** A stream that waits for this event, made on the first whenDone(). */
+  private waiter: CudaStream | null = null;
+  private constructor(readonly handle: bigint) {
+    this.release = track(this, this, () => call('eventDestroy', handle));
+  }
   static create(): CudaEvent {
     return new CudaEvent(call<bigint>('eventCreate'));
+  }
+  /** Settles when the work this event last recorded has finished; never blocks the event loop. */
+  whenDone(): Promise<void> {
+    this.waiter ??= CudaStream.create();
+    this.waiter.waitEvent(this);
+    return this.waiter.whenDone();
   }
   record(stream: CudaStream): void {
     call('eventRecord', this.handle, stream.handle);
@@ -259,33 +317,45 @@ export class CudaEvent {
     return call<number>('eventElapsed', start.handle, end.handle);
   }
   destroy(): void {
-    call('eventDestroy', this.handle);
+    this.waiter?.destroy();
+    this.release();
   }
 }
 
 export class CudaStream {
-  private constructor(readonly handle: bigint) {}
+  private readonly release: () => void;
+  private constructor(readonly handle: bigint) {
+    this.release = track(this, this, () => call('streamDestroy', handle));
+  }
   static create(): CudaStream {
     return new CudaStream(call<bigint>('streamCreate'));
   }
 
-  /** Host → device copies of `runs` (offsets into `src` / `dst`), contiguous runs merged. Returns the copies enqueued. */
-  copyHostToDevice(dst: DeviceMemory, src: HostMemory, runs: readonly CopyRun[]): number {
-    return this.copy(0, dst.address, src, src.address, runs, dst.size);
-  }
-  copyDeviceToHost(dst: HostMemory, src: DeviceMemory, runs: readonly CopyRun[]): number {
-    return this.copy(1, dst.address, dst, src.address, runs, dst.size);
-  }
-  copyDeviceToDevice(dst: DeviceMemory, src: DeviceMemory, runs: readonly CopyRun[]): number {
-    return this.copy(2, dst.address, null, src.address, runs, dst.size);
+  /**
+   * Settles when everything enqueued on this stream so far has finished (cuLaunchHostFunc: the
+   * driver's thread posts to the event loop, which stays free meanwhile).
+   */
+  whenDone(): Promise<void> {
+    return call<Promise<void>>('whenDone', this.handle);
   }
 
-  private copy(kind: number, dst: bigint, host: HostMemory | null, src: bigint, runs: readonly CopyRun[], dstSize: number): number {
+  /** Host → device copies of `runs` (offsets into `src` / `dst`), contiguous runs merged. Returns the copies enqueued. */
+  copyHostToDevice(dst: DeviceMemory, src: HostMemory, runs: readonly CopyRun[]): number {
+    return this.copy(0, dst.address, src, src.address, runs, dst.size, src.size);
+  }
+  copyDeviceToHost(dst: HostMemory, src: DeviceMemory, runs: readonly CopyRun[]): number {
+    return this.copy(1, dst.address, dst, src.address, runs, dst.size, src.size);
+  }
+  copyDeviceToDevice(dst: DeviceMemory, src: DeviceMemory, runs: readonly CopyRun[]): number {
+    return this.copy(2, dst.address, null, src.address, runs, dst.size, src.size);
+  }
+
+  private copy(kind: number, dst: bigint, host: HostMemory | null, src: bigint, runs: readonly CopyRun[], dstSize: number, srcSize: number): number {
     // One run (the common whole-buffer copy) skips planning: small copies are enqueue-bound.
     let merged = runs.length === 1 && !host?.boundaries.length ? runs : coalesceRuns(runs);
     if (host && host.boundaries.length) merged = splitRuns(merged, host.boundaries, kind === 0 ? 'src' : 'dst');
     for (const r of merged) {
-      if (r.dst < 0 || r.src < 0 || (dstSize > 0 && r.dst + r.len > dstSize)) throw new RangeError(`copy run ${r.src}->${r.dst}+${r.len} is out of bounds`);
+      if (r.dst < 0 || r.src < 0 || r.len < 0 || r.dst + r.len > dstSize || r.src + r.len > srcSize) throw new RangeError(`copy run ${r.src}->${r.dst}+${r.len} is out of bounds (${srcSize}-byte source, ${dstSize}-byte destination)`);
       if (host && (kind === 0 ? r.src : r.dst) + r.len > host.size) throw new RangeError(`copy run ${r.src}->${r.dst}+${r.len} is outside the ${host.size}-byte host memory`);
     }
     let packed: Float64Array;
@@ -336,17 +406,20 @@ export class CudaStream {
     return call<boolean>('streamQuery', this.handle);
   }
   destroy(): void {
-    call('streamDestroy', this.handle);
+    this.release();
   }
 }
 
 export class CapturedGraph {
-  constructor(readonly graph: bigint, readonly exec: bigint) {}
+  private readonly release: () => void;
+  constructor(readonly graph: bigint, readonly exec: bigint) {
+    this.release = track(this, this, () => call('graphDestroy', exec, graph));
+  }
   launch(stream: CudaStream): void {
     call('graphLaunch', this.exec, stream.handle);
   }
   destroy(): void {
-    call('graphDestroy', this.exec, this.graph);
+    this.release();
   }
 }
 
@@ -357,13 +430,13 @@ export class CapturedGraph {
 export class Gatherer {
   private readonly fn: bigint;
   /** Two tables in mapped pinned memory, used in turn; the kernel reads its table over the bus. */
-  private readonly tables: { mem: HostMemory; device: bigint; done: CudaEvent; used: boolean }[];
+  private readonly tables: { mem: HostMemory; device: bigint; done: CudaEvent; used: boolean; chain: Promise<void>; queued: number }[];
   private turn = 0;
   private constructor(readonly capacity: number) {
     this.fn = call<bigint>('gatherLoad');
     this.tables = [0, 1].map(() => {
       const mem = HostMemory.alloc(capacity * 24);
-      return { mem, device: mem.deviceAddress, done: CudaEvent.create(), used: false };
+      return { mem, device: mem.deviceAddress, done: CudaEvent.create(), used: false, chain: Promise.resolve(), queued: 0 };
     });
   }
   static create(capacity = 16384): Gatherer {
@@ -383,17 +456,48 @@ export class Gatherer {
   /** The same with runs packed as [src, dst, len]* numbers (what a restore plan keeps ready). */
   enqueuePacked(stream: CudaStream, runs: Float64Array, n: number, block = 1024): void {
     if (n === 0) return;
+    this.checkRuns(runs, n);
+    const table = this.tables[this.turn]!;
+    this.turn ^= 1;
+    if (table.queued > 0) throw Object.assign(new Error('enqueuePacked: an enqueuePackedAsync still uses this table; use one form per gatherer'), { code: 'EBUSY' });
+    if (table.used) table.done.synchronize(); // blocks: the launch that read this table must finish first
+    call('gatherLaunch', this.fn, stream.handle, table.mem.address, table.device, this.capacity, runs, n, Math.min(n, 4096), block);
+    table.done.record(stream);
+    table.used = true;
+  }
+
+  /**
+   * The same without blocking the event loop: waits (asynchronously) for the launch that last
+   * read this table, launches, and settles when the gather has finished on `stream`. `runs` is
+   * copied, so the caller may reuse it at once.
+   */
+  enqueuePackedAsync(stream: CudaStream, runs: Float64Array, n: number, block = 1024): Promise<void> {
+    if (n === 0) return Promise.resolve();
+    this.checkRuns(runs, n);
+    const own = runs.slice(0, n * 3);
+    const table = this.tables[this.turn]!;
+    this.turn ^= 1;
+    table.queued++;
+    const done = table.chain.then(() => {
+      call('gatherLaunch', this.fn, stream.handle, table.mem.address, table.device, this.capacity, own, n, Math.min(n, 4096), block);
+      table.done.record(stream);
+      table.used = true;
+      return stream.whenDone();
+    });
+    const settled = done.finally(() => void table.queued--);
+    table.chain = settled.then(
+      () => undefined,
+      () => undefined,
+    );
+    return settled;
+  }
+
+  private checkRuns(runs: Float64Array, n: number): void {
     if (n > this.capacity || n * 3 > runs.length) throw new RangeError(`${n} runs exceed the gatherer's ${this.capacity} or the array`);
     for (let i = 0; i < n * 3; i++) {
       const v = runs[i]!;
       if (!Number.isSafeInteger(v) || v % 16 !== 0) throw new RangeError(`gather run ${Math.floor(i / 3)} is not 16-byte aligned (or not an address)`);
     }
-    const table = this.tables[this.turn]!;
-    this.turn ^= 1;
-    if (table.used) table.done.synchronize(); // the launch that read this table has finished
-    call('gatherLaunch', this.fn, stream.handle, table.mem.address, table.device, this.capacity, runs, n, Math.min(n, 4096), block);
-    table.done.record(stream);
-    table.used = true;
   }
 
   destroy(): void {

@@ -1,6 +1,10 @@
 /**
  * Files opened for direct I/O. `direct: 'auto'` falls back to buffered I/O where the file
  * system refuses O_DIRECT, and says so in `file.direct`.
+ *
+ * A file knows the ring operations queued or in flight on it, and its fd is closed only after
+ * every one of them has settled: an fd number is never reused while the kernel or a pool thread
+ * may still write through it.
  */
 import { closeSync, constants, openSync } from 'node:fs';
 import { DirectIoUnavailableError, IoError } from './errors.js';
@@ -14,16 +18,92 @@ export interface OpenOptions {
   direct?: boolean | 'auto';
 }
 
+export interface CloseOptions {
+  /** Cancel queued and in-flight operations instead of letting them finish (default false). */
+  cancel?: boolean;
+}
+
 export interface DirectFile {
   readonly fd: number;
   readonly path: string;
   /** Whether the file is open with O_DIRECT. */
   readonly direct: boolean;
-  close(): void;
+  /** True once close() was called: new operations are refused with EBADF. */
+  readonly closed: boolean;
+  /** Ring operations queued or in flight on this file. */
+  readonly pending: number;
+  /**
+   * Refuses new operations, lets the pending ones finish (or cancels them, with `cancel`; each
+   * still settles with its definite outcome), then closes the fd. Idempotent.
+   */
+  close(options?: CloseOptions): Promise<void>;
+}
+
+/** What a ring registers with a file for each pending operation. */
+export interface PendingOperation {
+  cancel(): unknown;
 }
 
 /** Alignment O_DIRECT needs for buffers, offsets and lengths on the file systems we target. */
 export const DIRECT_ALIGNMENT = 4096;
+
+class FileHandle implements DirectFile {
+  private readonly ops = new Set<PendingOperation>();
+  private closing: Promise<void> | null = null;
+  private drained: (() => void) | null = null;
+
+  constructor(
+    readonly fd: number,
+    readonly path: string,
+    readonly direct: boolean,
+  ) {}
+
+  get closed(): boolean {
+    return this.closing !== null;
+  }
+
+  get pending(): number {
+    return this.ops.size;
+  }
+
+  close(options: CloseOptions = {}): Promise<void> {
+    if (options.cancel) for (const op of [...this.ops]) op.cancel();
+    if (this.closing) return this.closing;
+    this.closing = new Promise<void>((resolve) => (this.drained = resolve)).then(() => {
+      try {
+        closeSync(this.fd);
+      } catch (error) {
+        throw new IoError((error as NodeJS.ErrnoException).code ?? 'EIO', 'close', this.path, 0, 0);
+      }
+    });
+    this.checkDrained();
+    return this.closing;
+  }
+
+  attach(op: PendingOperation): void {
+    this.ops.add(op);
+  }
+
+  detach(op: PendingOperation): void {
+    this.ops.delete(op);
+    this.checkDrained();
+  }
+
+  private checkDrained(): void {
+    if (this.drained && this.ops.size === 0) {
+      const done = this.drained;
+      this.drained = null;
+      done();
+    }
+  }
+}
+
+/** The handle behind a DirectFile from openFile, or undefined for any other object. */
+export function fileHandle(file: unknown): FileHandle | undefined {
+  return file instanceof FileHandle ? file : undefined;
+}
+
+export type { FileHandle };
 
 export function openFile(path: string, options: OpenOptions = {}): DirectFile {
   const write = options.write ?? Boolean(options.create);
@@ -47,14 +127,5 @@ export function openFile(path: string, options: OpenOptions = {}): DirectFile {
     direct = false;
     fd = tryOpen(false);
   }
-  let open = true;
-  return {
-    fd,
-    path,
-    direct,
-    close() {
-      if (open) closeSync(fd);
-      open = false;
-    },
-  };
+  return new FileHandle(fd, path, direct);
 }

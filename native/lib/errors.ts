@@ -15,7 +15,7 @@ export class NativeUnavailableError extends Error {
   }
 }
 
-export type IoOpName = 'read' | 'write' | 'fsync' | 'readv' | 'writev' | 'open';
+export type IoOpName = 'read' | 'write' | 'fsync' | 'readv' | 'writev' | 'open' | 'close';
 
 /** A failed I/O operation: `code` is the errno name (EINVAL, ENOSPC, EFBIG, ...). */
 export class IoError extends Error {
@@ -63,10 +63,20 @@ export class RingClosedError extends Error {
 
 /** The operation was cancelled before it moved any byte. */
 export class CancelledError extends Error {
-  readonly code = 'ECANCELED';
+  readonly code: string = 'ECANCELED';
   constructor(op: IoOpName, file: string, offset: number) {
     super(`${op} ${file} at offset ${offset}: cancelled`);
     this.name = 'CancelledError';
+  }
+}
+
+/** The operation's deadline passed first; it was cancelled and never moved a byte. */
+export class DeadlineExceededError extends CancelledError {
+  override readonly code = 'ETIMEDOUT';
+  constructor(op: IoOpName, file: string, offset: number, readonly deadlineMs: number) {
+    super(op, file, offset);
+    this.message = `${op} ${file} at offset ${offset}: deadline of ${deadlineMs} ms passed`;
+    this.name = 'DeadlineExceededError';
   }
 }
 
@@ -92,5 +102,47 @@ export function errnoName(errno: number): string {
     return getSystemErrorName(-Math.abs(errno));
   } catch {
     return `E${errno}`;
+  }
+}
+
+/** A system call in the native layer failed: `code` is the errno name, `syscall` the call. */
+export class SystemCallError extends Error {
+  constructor(readonly code: string, readonly syscall: string, message: string) {
+    super(message);
+    this.name = 'SystemCallError';
+  }
+
+  /** Re-types what the addon threw (a plain Error carrying code and syscall); others pass through. */
+  static from(error: unknown): unknown {
+    const e = error as NodeJS.ErrnoException;
+    if (e instanceof Error && typeof e.code === 'string' && typeof e.syscall === 'string' && !(e instanceof SystemCallError)) return new SystemCallError(e.code, e.syscall, e.message);
+    return error;
+  }
+}
+
+/** The process at the other end of a Unix socket runs as a user this side does not accept. */
+export class PeerRefusedError extends Error {
+  readonly code = 'EPERM';
+  constructor(readonly pid: number, readonly uid: number, readonly allowed: readonly number[]) {
+    super(`peer pid ${pid} runs as uid ${uid}; only uid ${allowed.join(', ')} may connect`);
+    this.name = 'PeerRefusedError';
+  }
+}
+
+/** The peer broke the channel's framing (or sent more than the bounds allow); the channel is closed. */
+export class ChannelProtocolError extends Error {
+  readonly code = 'EPROTO';
+  constructor(detail: string) {
+    super(`fd channel: ${detail}`);
+    this.name = 'ChannelProtocolError';
+  }
+}
+
+/** A send on a channel that is closed, or closed before the message went out. */
+export class ChannelClosedError extends Error {
+  readonly code = 'ECHANNEL_CLOSED';
+  constructor(what: string) {
+    super(`${what}: the fd channel is closed`);
+    this.name = 'ChannelClosedError';
   }
 }

@@ -12,8 +12,8 @@
  * await ring.close();
  */
 import { binding, type RawIoBackend } from './binding.js';
-import type { DirectFile } from './direct-file.js';
-import { CancelledError, IoError, IoUringUnavailableError, RingClosedError, type IoOpName } from './errors.js';
+import { fileHandle, type DirectFile, type FileHandle } from './direct-file.js';
+import { CancelledError, DeadlineExceededError, IoError, IoUringUnavailableError, RingClosedError, type IoOpName } from './errors.js';
 
 export type IoBackendName = 'io_uring' | 'threadpool';
 
@@ -24,26 +24,39 @@ export interface RingOptions {
   backend?: IoBackendName | 'auto';
   /** Most bytes submitted at once (default 64 MiB); one larger op still runs alone. */
   budgetBytes?: number;
+  /**
+   * Share of the depth kept for writes while writes wait (default 0.25, at least one slot):
+   * reads go first, but a steady stream of reads cannot starve saves.
+   */
+  writeShare?: number;
+}
+
+/** Per-operation options. */
+export interface OpOptions {
+  /** Milliseconds from now after which the op is cancelled (DeadlineExceededError, ETIMEDOUT). */
+  deadlineMs?: number;
 }
 
 /** How a cancellation ended: the op finished anyway (`done`) or never moved a byte. */
 export type CancelOutcome = 'done' | 'cancelled';
 
-/** A submitted operation: a promise of the bytes moved, which can be cancelled. */
-export type IoRequest = Promise<number> & { cancel(): Promise<CancelOutcome> };
+/** A submitted operation: a promise of the bytes moved, with its id, which can be cancelled. */
+export type IoRequest = Promise<number> & { readonly id: number; cancel(): Promise<CancelOutcome> };
 
 export interface RingStats {
   inFlight: number;
   inFlightBytes: number;
+  writesInFlight: number;
   queued: number;
 }
 
-const KIND: Record<Exclude<IoOpName, 'open'>, number> = { read: 0, write: 1, fsync: 2, readv: 3, writev: 4 };
+const KIND: Record<OpName, number> = { read: 0, write: 1, fsync: 2, readv: 3, writev: 4 };
+type OpName = Exclude<IoOpName, 'open' | 'close'>;
 
 interface OpRecord {
   id: number;
-  op: Exclude<IoOpName, 'open'>;
-  file: DirectFile;
+  op: OpName;
+  file: FileHandle;
   buffer: Uint8Array | null;
   buffers: Uint8Array[] | null;
   bufferOffset: number;
@@ -52,12 +65,17 @@ interface OpRecord {
   bufIndex: number;
   state: 'queued' | 'submitted' | 'settled';
   cancelRequested: boolean;
+  /** Set when the deadline fired: the cancellation is reported as DeadlineExceededError. */
+  deadlineMs: number;
+  timer: ReturnType<typeof setTimeout> | null;
   /** How it ended, once settled. */
   outcome: CancelOutcome | null;
   /** Set by cancel(): told the outcome when the op settles (lazily, off the hot path). */
   onSettled: ((outcome: CancelOutcome) => void) | null;
   resolve(bytes: number): void;
   reject(error: Error): void;
+  /** The file's pending-operation entry. */
+  cancel(): Promise<CancelOutcome>;
 }
 
 /** A FIFO with O(1) push/shift that skips ops cancelled while queued. */
@@ -85,19 +103,83 @@ class OpQueue {
   }
 }
 
+/**
+ * Writes and fsyncs, one FIFO per file, taken round robin. An fsync waits only for the writes
+ * of its own file that were submitted before it (the barrier is per file, not per ring).
+ */
+class WriteQueues {
+  private readonly byFile = new Map<FileHandle, OpQueue>();
+  private order: FileHandle[] = [];
+  private cursor = 0;
+  private current: OpQueue | null = null;
+
+  push(op: OpRecord): void {
+    let queue = this.byFile.get(op.file);
+    if (!queue) {
+      queue = new OpQueue();
+      this.byFile.set(op.file, queue);
+      this.order.push(op.file);
+    }
+    queue.push(op);
+  }
+
+  /** The next op whose file is not held by a barrier (still queued: `shift()` takes it). */
+  peek(writesInFlight: Map<FileHandle, number>): OpRecord | undefined {
+    for (let tried = 0; tried < this.order.length; ) {
+      if (this.cursor >= this.order.length) this.cursor = 0;
+      const file = this.order[this.cursor]!;
+      const queue = this.byFile.get(file)!;
+      const next = queue.peek();
+      if (!next) {
+        this.byFile.delete(file);
+        this.order.splice(this.cursor, 1);
+        continue;
+      }
+      tried++;
+      if (next.op === 'fsync' && (writesInFlight.get(file) ?? 0) > 0) {
+        this.cursor++;
+        continue;  // barrier: that file's earlier writes first
+      }
+      this.current = queue;
+      return next;
+    }
+    return undefined;
+  }
+
+  /** Takes the op the last peek() returned; the next file's turn comes next. */
+  shift(): void {
+    this.current!.shift();
+    this.current = null;
+    this.cursor++;
+  }
+
+  get waiting(): boolean {
+    return this.order.length > 0;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const queue of this.byFile.values()) n += queue.size;
+    return n;
+  }
+}
+
 export class IoRing {
   readonly backend: IoBackendName;
   /** Why this backend: 'requested', or why io_uring was passed over. */
   readonly backendReason: string;
   readonly depth: number;
   readonly budgetBytes: number;
+  /** Slots reads leave free while writes wait. */
+  readonly writeReserve: number;
 
   private readonly native: RawIoBackend;
   private readonly ids: Uint32Array;
   private readonly results: Float64Array;
   private readonly ops = new Map<number, OpRecord>();
   private readonly reads = new OpQueue();
-  private readonly writes = new OpQueue();
+  private readonly writes = new WriteQueues();
+  private readonly writesByFile = new Map<FileHandle, number>();
   private nextId = 1;
   private inFlight = 0;
   private inFlightBytes = 0;
@@ -110,10 +192,13 @@ export class IoRing {
   constructor(options: RingOptions = {}) {
     const depth = options.depth ?? 64;
     const budget = options.budgetBytes ?? 64 * 1024 * 1024;
+    const share = options.writeShare ?? 0.25;
     if (!Number.isInteger(depth) || depth < 1 || depth > 32768) throw new RangeError(`depth must be an integer in 1..32768, got ${depth}`);
     if (!(budget > 0)) throw new RangeError(`budgetBytes must be positive, got ${budget}`);
+    if (!(share > 0 && share <= 1)) throw new RangeError(`writeShare must be in (0, 1], got ${share}`);
     this.depth = depth;
     this.budgetBytes = budget;
+    this.writeReserve = Math.max(1, Math.floor(depth * share));
     // Completions per callback: io_uring's completion queue holds twice the depth.
     this.ids = new Uint32Array(depth * 2 + 8);
     this.results = new Float64Array(depth * 2 + 8);
@@ -141,31 +226,37 @@ export class IoRing {
   }
 
   /** Reads `length` bytes (default: the buffer's) at `offset`; resolves to the bytes read (short only at end of file). */
-  read(file: DirectFile, buffer: Uint8Array, offset: number, length?: number, bufferOffset = 0): IoRequest {
-    return this.enqueue('read', file, buffer, null, offset, length ?? buffer.byteLength - bufferOffset, bufferOffset);
+  read(file: DirectFile, buffer: Uint8Array, offset: number, length?: number, bufferOffset = 0, options?: OpOptions): IoRequest {
+    return this.enqueue('read', file, buffer, null, offset, length ?? buffer.byteLength - bufferOffset, bufferOffset, options);
   }
 
-  write(file: DirectFile, buffer: Uint8Array, offset: number, length?: number, bufferOffset = 0): IoRequest {
-    return this.enqueue('write', file, buffer, null, offset, length ?? buffer.byteLength - bufferOffset, bufferOffset);
+  write(file: DirectFile, buffer: Uint8Array, offset: number, length?: number, bufferOffset = 0, options?: OpOptions): IoRequest {
+    return this.enqueue('write', file, buffer, null, offset, length ?? buffer.byteLength - bufferOffset, bufferOffset, options);
   }
 
   /** One read scattered over several buffers, in order (vectored I/O). */
-  readv(file: DirectFile, buffers: Uint8Array[], offset: number): IoRequest {
-    return this.enqueue('readv', file, null, buffers, offset, sum(buffers), 0);
+  readv(file: DirectFile, buffers: Uint8Array[], offset: number, options?: OpOptions): IoRequest {
+    return this.enqueue('readv', file, null, buffers, offset, sum(buffers), 0, options);
   }
 
-  writev(file: DirectFile, buffers: Uint8Array[], offset: number): IoRequest {
-    return this.enqueue('writev', file, null, buffers, offset, sum(buffers), 0);
+  writev(file: DirectFile, buffers: Uint8Array[], offset: number, options?: OpOptions): IoRequest {
+    return this.enqueue('writev', file, null, buffers, offset, sum(buffers), 0, options);
   }
 
-  /** Flushes the file; issued after every write queued before it has completed. */
-  fsync(file: DirectFile): IoRequest {
-    return this.enqueue('fsync', file, null, null, 0, 0, 0);
+  /** Flushes the file; issued after every write to the same file queued before it has completed. */
+  fsync(file: DirectFile, options?: OpOptions): IoRequest {
+    return this.enqueue('fsync', file, null, null, 0, 0, 0, options);
   }
 
   /** Submits several ops together; settles when all have, rejecting with the first error. */
   batch(requests: IoRequest[]): Promise<number[]> {
     return Promise.all(requests);
+  }
+
+  /** Cancels the op with this id (see IoRequest.id); null when no such op is pending. */
+  cancel(id: number): Promise<CancelOutcome> | null {
+    const rec = this.ops.get(id);
+    return rec ? this.cancelOp(rec, 0) : null;
   }
 
   /**
@@ -181,7 +272,7 @@ export class IoRing {
   }
 
   get stats(): RingStats {
-    return { inFlight: this.inFlight, inFlightBytes: this.inFlightBytes, queued: this.reads.size + this.writes.size };
+    return { inFlight: this.inFlight, inFlightBytes: this.inFlightBytes, writesInFlight: this.writesInFlight, queued: this.reads.size + this.writes.size };
   }
 
   get closed(): boolean {
@@ -194,7 +285,7 @@ export class IoRing {
    */
   close(options: { cancel?: boolean } = {}): Promise<void> {
     if (this.closing) return this.closing;
-    if (options.cancel) for (const op of [...this.ops.values()]) void this.cancelOp(op);
+    if (options.cancel) for (const op of [...this.ops.values()]) void this.cancelOp(op, 0);
     this.closing = new Promise<void>((resolve) => {
       this.drained = resolve;
     }).then(() => this.native.close());
@@ -207,15 +298,16 @@ export class IoRing {
     if (this.closing) throw new RingClosedError(what);
   }
 
-  private enqueue(op: OpRecord['op'], file: DirectFile, buffer: Uint8Array | null, buffers: Uint8Array[] | null, offset: number, length: number, bufferOffset: number): IoRequest {
+  private enqueue(op: OpName, file: DirectFile, buffer: Uint8Array | null, buffers: Uint8Array[] | null, offset: number, length: number, bufferOffset: number, options?: OpOptions): IoRequest {
     let rec: OpRecord | null = null;
     const promise = new Promise<number>((resolve, reject) => {
-      checkArguments(op, file, buffer, buffers, offset, length, bufferOffset);
-      if (this.closing) throw new RingClosedError(`${op} ${file.path}`);
-      rec = {
+      const handle = checkArguments(op, file, buffer, buffers, offset, length, bufferOffset, options);
+      if (this.closing) throw new RingClosedError(`${op} ${handle.path}`);
+      if (handle.closed) throw new IoError('EBADF', op, handle.path, offset, length);
+      const record: OpRecord = {
         id: this.takeId(),
         op,
-        file,
+        file: handle,
         buffer,
         buffers,
         bufferOffset,
@@ -224,17 +316,26 @@ export class IoRing {
         bufIndex: buffer && this.registered.size > 0 ? this.registeredIndex(buffer, bufferOffset, length) : -1,
         state: 'queued',
         cancelRequested: false,
+        deadlineMs: 0,
+        timer: null,
         outcome: null,
         onSettled: null,
         resolve,
         reject,
+        cancel: () => this.cancelOp(record, 0),
       };
-      this.ops.set(rec.id, rec);
-      (op === 'read' || op === 'readv' ? this.reads : this.writes).push(rec);
+      rec = record;
+      this.ops.set(record.id, record);
+      handle.attach(record);
+      if (op === 'read' || op === 'readv') this.reads.push(record);
+      else this.writes.push(record);
+      const deadline = options?.deadlineMs;
+      if (deadline !== undefined) record.timer = setTimeout(() => void this.cancelOp(record, deadline), deadline);
       this.schedulePump();
-    }) as IoRequest;
-    // A plain property (not Object.assign): the hot path allocates one closure and one promise.
-    promise.cancel = () => (rec ? this.cancelOp(rec) : Promise.resolve<CancelOutcome>('done'));
+    }) as IoRequest & { id: number };
+    // Plain properties (not Object.assign): the hot path allocates one closure and one promise.
+    promise.id = rec ? (rec as OpRecord).id : 0;
+    promise.cancel = () => (rec ? this.cancelOp(rec, 0) : Promise.resolve<CancelOutcome>('done'));
     return promise;
   }
 
@@ -251,7 +352,8 @@ export class IoRing {
     return start >= slot.start && start + length <= slot.end ? slot.index : -1;
   }
 
-  private cancelOp(rec: OpRecord): Promise<CancelOutcome> {
+  /** `deadlineMs` > 0 when the deadline fired (the rejection then says so). */
+  private cancelOp(rec: OpRecord, deadlineMs: number): Promise<CancelOutcome> {
     if (rec.outcome) return Promise.resolve(rec.outcome);
     const settled = new Promise<CancelOutcome>((resolve) => {
       const earlier = rec.onSettled;
@@ -262,14 +364,19 @@ export class IoRing {
     });
     if (!rec.cancelRequested) {
       rec.cancelRequested = true;
+      rec.deadlineMs = deadlineMs;
       if (rec.state === 'queued') {
-        this.settle(rec, new CancelledError(rec.op, rec.file.path, rec.offset));
+        this.settle(rec, this.cancelledError(rec));
         this.checkDrained();
       } else {
         this.native.cancel(rec.id);
       }
     }
     return settled;
+  }
+
+  private cancelledError(rec: OpRecord): CancelledError {
+    return rec.deadlineMs > 0 ? new DeadlineExceededError(rec.op, rec.file.path, rec.offset, rec.deadlineMs) : new CancelledError(rec.op, rec.file.path, rec.offset);
   }
 
   private schedulePump(): void {
@@ -281,17 +388,26 @@ export class IoRing {
     });
   }
 
-  /** Moves queued ops into the backend within depth and budget, reads first; one submit. */
+  /**
+   * Moves queued ops into the backend within depth and budget; one submit. Reads go first,
+   * except that while writes wait, reads leave `writeReserve` slots to them.
+   */
   private pump(): void {
     let queued = 0;
     for (;;) {
       if (this.inFlight >= this.depth) break;
-      let next = this.reads.peek();
-      let queue = this.reads;
-      if (!next) {
-        next = this.writes.peek();
+      const writesWaiting = this.writes.waiting;
+      const readsMayTake = !writesWaiting || this.inFlight - this.writesInFlight < this.depth - this.writeReserve;
+      let next = readsMayTake ? this.reads.peek() : undefined;
+      let queue: { shift(): void } = this.reads;
+      if (!next && writesWaiting) {
+        next = this.writes.peek(this.writesByFile);
         queue = this.writes;
-        if (next?.op === 'fsync' && this.writesInFlight > 0) break;  // barrier: earlier writes first
+      }
+      // Writes all held by a barrier: reads may fill the reserve meanwhile.
+      if (!next && !readsMayTake) {
+        next = this.reads.peek();
+        queue = this.reads;
       }
       if (!next) break;
       if (this.inFlight > 0 && this.inFlightBytes + next.length > this.budgetBytes) break;
@@ -314,7 +430,10 @@ export class IoRing {
     rec.state = 'submitted';
     this.inFlight++;
     this.inFlightBytes += rec.length;
-    if (rec.op !== 'read' && rec.op !== 'readv') this.writesInFlight++;
+    if (rec.op !== 'read' && rec.op !== 'readv') {
+      this.writesInFlight++;
+      this.writesByFile.set(rec.file, (this.writesByFile.get(rec.file) ?? 0) + 1);
+    }
   }
 
   private onComplete(count: number): void {
@@ -324,9 +443,14 @@ export class IoRing {
       if (!rec) continue;
       this.inFlight--;
       this.inFlightBytes -= rec.length;
-      if (rec.op !== 'read' && rec.op !== 'readv') this.writesInFlight--;
+      if (rec.op !== 'read' && rec.op !== 'readv') {
+        this.writesInFlight--;
+        const left = this.writesByFile.get(rec.file)! - 1;
+        if (left === 0) this.writesByFile.delete(rec.file);
+        else this.writesByFile.set(rec.file, left);
+      }
       if (result >= 0) this.settle(rec, result);
-      else if (rec.cancelRequested && result === -125 /* ECANCELED */) this.settle(rec, new CancelledError(rec.op, rec.file.path, rec.offset));
+      else if (rec.cancelRequested && result === -125 /* ECANCELED */) this.settle(rec, this.cancelledError(rec));
       else this.settle(rec, IoError.fromResult(result, rec.op, rec.file.path, rec.offset, rec.length));
     }
     this.pump();
@@ -337,12 +461,14 @@ export class IoRing {
     if (rec.state === 'settled') return;
     rec.state = 'settled';
     this.ops.delete(rec.id);
+    if (rec.timer) clearTimeout(rec.timer);
     rec.buffer = null;
     rec.buffers = null;
     rec.outcome = outcome instanceof CancelledError ? 'cancelled' : 'done';
     if (typeof outcome === 'number') rec.resolve(outcome);
     else rec.reject(outcome);
     rec.onSettled?.(rec.outcome);
+    rec.file.detach(rec);
   }
 
   private checkDrained(): void {
@@ -355,8 +481,9 @@ export class IoRing {
 }
 
 /** Every argument check for I/O in one place. */
-function checkArguments(op: IoOpName, file: DirectFile, buffer: Uint8Array | null, buffers: Uint8Array[] | null, offset: number, length: number, bufferOffset: number): void {
-  if (!file || !Number.isInteger(file.fd) || file.fd < 0) throw new TypeError(`${op}: not an open file`);
+function checkArguments(op: IoOpName, file: DirectFile, buffer: Uint8Array | null, buffers: Uint8Array[] | null, offset: number, length: number, bufferOffset: number, options: OpOptions | undefined): FileHandle {
+  const handle = fileHandle(file);
+  if (!handle) throw new TypeError(`${op}: not a file from openFile()`);
   if (!Number.isSafeInteger(offset) || offset < -1) throw new RangeError(`${op} ${file.path}: offset must be an integer >= 0 (or -1 for the current position), got ${offset}`);
   if (buffer) {
     if (!(buffer instanceof Uint8Array)) throw new TypeError(`${op} ${file.path}: buffer must be a Uint8Array`);
@@ -368,6 +495,9 @@ function checkArguments(op: IoOpName, file: DirectFile, buffer: Uint8Array | nul
     if (buffers.length === 0 || buffers.length > 1024) throw new RangeError(`${op} ${file.path}: 1..1024 buffers, got ${buffers.length}`);
     for (const b of buffers) if (!(b instanceof Uint8Array)) throw new TypeError(`${op} ${file.path}: buffers must be Uint8Arrays`);
   }
+  const deadline = options?.deadlineMs;
+  if (deadline !== undefined && !(Number.isFinite(deadline) && deadline > 0 && deadline <= 2 ** 31 - 1)) throw new RangeError(`${op} ${file.path}: deadlineMs must be in (0, 2^31), got ${deadline}`);
+  return handle;
 }
 
 function sum(buffers: Uint8Array[]): number {

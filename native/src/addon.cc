@@ -4,7 +4,8 @@
 #include "io/io_op.h"
 #include "io/pool_io.h"
 #include "io/uring_ring.h"
-#include "sandbox.h"
+#include "shm/shared_memory.h"
+#include "unix/unix_socket.h"
 #include "cuda/cuda_binding.h"
 
 namespace orbitkv {
@@ -15,7 +16,8 @@ static Napi::Value LiveOps(const Napi::CallbackInfo& info) {
 
 Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   InitAlignedBuffer(env, exports);
-  InitSandbox(env, exports);
+  UnixSocket::Init(env, exports);
+  InitSharedMemory(env, exports);
   UringRing::Init(env, exports);
   PoolIo::Init(env, exports);
   cuda::InitCuda(env, exports);

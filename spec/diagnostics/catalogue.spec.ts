@@ -7,6 +7,7 @@ import { REGISTRY_DIAGNOSTICS } from '../../engine/diagnostics/bands/registry.js
 import { LEDGER_DIAGNOSTICS } from '../../engine/diagnostics/bands/ledger.js';
 import { GENERATE_DIAGNOSTICS } from '../../engine/diagnostics/bands/generate.js';
 import { VERIFY_DIAGNOSTICS } from '../../engine/diagnostics/bands/verify.js';
+import { RUNTIME_DIAGNOSTICS } from '../../engine/diagnostics/bands/runtime.js';
 
 const SPEC = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -16,6 +17,7 @@ const BANDS: Array<{ name: string; entries: Record<string, { code: string }>; th
   { name: 'ledger', entries: LEDGER_DIAGNOSTICS, thousands: [4] },
   { name: 'generate', entries: GENERATE_DIAGNOSTICS, thousands: [5] },
   { name: 'verify', entries: VERIFY_DIAGNOSTICS, thousands: [6] },
+  { name: 'runtime', entries: RUNTIME_DIAGNOSTICS, thousands: [7] },
 ];
 
 function specSources(dir: string): string {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { DirectIoUnavailableError, allocAligned, openFile, openRing } from '../../native/index.js';
+import { binding } from '../../native/lib/binding.js';
 import { runFixture, scratchDir } from './fixtures/scratch.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -20,6 +21,11 @@ describe('native backend choice', function () {
     assert.match(report.explicit.message, /seccomp/);
     assert.deepEqual(report.auto, { backend: 'threadpool', reason: 'io_uring refused (io_uring_setup: EPERM)' });
     assert.equal(report.roundTrip, true);
+  });
+
+  it('keeps the seccomp hook out of the production addon (it lives in the test addon)', () => {
+    assert.equal('denyIoUringSetup' in binding(), false);
+    assert.deepEqual(Object.keys(binding()).filter((name) => /deny|seccomp|sandbox/i.test(name)), []);
   });
 
   it('says how to rebuild when the addon is missing', async () => {

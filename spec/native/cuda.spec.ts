@@ -42,6 +42,18 @@ describe('native cuda without a driver', () => {
   });
 });
 
+describe('native cuda argument checks (before any driver call)', () => {
+  it('requires the size (and a 64-byte handle) to open an IPC mapping: no unchecked destination', () => {
+    const openIpc = DeviceMemory.openIpc as (...args: unknown[]) => DeviceMemory;
+    assert.throws(() => openIpc(Buffer.alloc(64)), RangeError);
+    assert.throws(() => openIpc(Buffer.alloc(64), 0), RangeError);
+    assert.throws(() => openIpc(Buffer.alloc(64), 0, 0), RangeError);
+    assert.throws(() => openIpc(Buffer.alloc(64), -1, 16), RangeError);
+    assert.throws(() => openIpc(Buffer.alloc(32), 0, 16), TypeError);
+    assert.throws(() => DeviceMemory.importVmm(3, 0), RangeError);
+  });
+});
+
 describe('native copy plans', () => {
   it('merges runs contiguous in source and destination, and only those', () => {
     const runs = [

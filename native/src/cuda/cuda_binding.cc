@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 #include "cuda/driver_api.h"
+#include "cuda/completion_queue.h"
 #include "cuda/gather_ptx.h"
 
 namespace orbitkv::cuda {
@@ -36,6 +37,9 @@ static void Check(Napi::Env env, CUresult r, const char* call) {
   e.Set("call", Napi::String::New(env, call));
   throw e;
 }
+
+const DriverTable& RequireDriver(Napi::Env env, const char* call) { return Drv(env, call); }
+void CheckResult(Napi::Env env, CUresult r, const char* call) { Check(env, r, call); }
 
 #define CALL(fn, ...) Check(env, Drv(env, #fn).fn(__VA_ARGS__), #fn)
 
@@ -415,6 +419,14 @@ static Napi::Value GatherLaunch(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// whenDone(stream) -> Promise<void>: settles once the work enqueued so far has finished.
+static Napi::Value WhenDone(const Napi::CallbackInfo& info) {
+  return CompletionQueue::WhenDone(info.Env(), Handle<CUstream>(info[0]));
+}
+static Napi::Value PendingCompletions(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(CompletionQueue::Pending(info.Env())));
+}
+
 void InitCuda(Napi::Env env, Napi::Object exports) {
   Napi::Object cuda = Napi::Object::New(env);
   auto def = [&](const char* name, Napi::Value (*fn)(const Napi::CallbackInfo&)) {
@@ -462,6 +474,8 @@ void InitCuda(Napi::Env env, Napi::Object exports) {
   def("vmmRelease", VmmRelease);
   def("gatherLoad", GatherLoad);
   def("gatherLaunch", GatherLaunch);
+  def("whenDone", WhenDone);
+  def("pendingCompletions", PendingCompletions);
   exports.Set("cuda", cuda);
 }
 

@@ -19,6 +19,7 @@ using CUgraphExec = struct CUgraphExec_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUmemGenericAllocationHandle = unsigned long long;
+using CUhostFn = void (*)(void* userData);
 
 struct CUipcMemHandle {
   char reserved[64];
@@ -117,6 +118,7 @@ constexpr int CU_STREAM_CAPTURE_MODE_RELAXED = 2;
   X(cuMemRelease, "cuMemRelease", (CUmemGenericAllocationHandle h))                                            \
   X(cuModuleLoadData, "cuModuleLoadData", (CUmodule * module, const void* image))                              \
   X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * fn, CUmodule module, const char* name))          \
+  X(cuLaunchHostFunc, "cuLaunchHostFunc", (CUstream stream, CUhostFn fn, void* userData))                     \
   X(cuLaunchKernel, "cuLaunchKernel", (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params, void** extra))
 
 struct DriverTable {

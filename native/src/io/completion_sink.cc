@@ -1,8 +1,24 @@
 #include "io/completion_sink.h"
+#include <string>
+#include "args.h"
 
 namespace orbitkv {
 
-void CompletionSink::Init(Napi::Env env, Napi::Function callback, Napi::Uint32Array ids, Napi::Float64Array results) {
+static Napi::TypedArray ArgTyped(const Napi::CallbackInfo& info, size_t i, napi_typedarray_type type, const char* name) {
+  Napi::Env env = info.Env();
+  if (info.Length() <= i || !info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != type)
+    throw ArgError(env, false, std::string(name) + (type == napi_uint32_array ? " must be a Uint32Array" : " must be a Float64Array"));
+  auto array = info[i].As<Napi::TypedArray>();
+  if (array.ElementLength() == 0) throw ArgError(env, true, std::string(name) + " must hold at least one completion");
+  return array;
+}
+
+void CompletionSink::Init(const Napi::CallbackInfo& info, size_t first) {
+  Napi::Function callback = ArgFunction(info, first, "onComplete");
+  auto ids = ArgTyped(info, first + 1, napi_uint32_array, "ids").As<Napi::Uint32Array>();
+  auto results = ArgTyped(info, first + 2, napi_float64_array, "results").As<Napi::Float64Array>();
+  idStore_ = BackingStoreOf(ids.ArrayBuffer());
+  resultStore_ = BackingStoreOf(results.ArrayBuffer());
   callback_ = Napi::Persistent(callback);
   ids_ = Napi::Persistent(ids);
   results_ = Napi::Persistent(results);
@@ -15,6 +31,8 @@ void CompletionSink::Reset() {
   callback_.Reset();
   ids_.Reset();
   results_.Reset();
+  idStore_.reset();
+  resultStore_.reset();
   idData_ = nullptr;
   resultData_ = nullptr;
   capacity_ = 0;

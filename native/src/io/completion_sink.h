@@ -2,14 +2,17 @@
 // JS holds, then one call of the JS callback with the count. Shared by both backends.
 #pragma once
 #include <napi.h>
+#include <v8.h>
 #include <cstdint>
+#include <memory>
 
 namespace orbitkv {
 
 class CompletionSink {
  public:
-  /** `callback(count)`; `ids` Uint32Array and `results` Float64Array of the same length. */
-  void Init(Napi::Env env, Napi::Function callback, Napi::Uint32Array ids, Napi::Float64Array results);
+  /** From arguments `first`.. of a constructor: `callback(count)`, `ids` Uint32Array and
+   *  `results` Float64Array (capacity: the shorter, at least 1). Checked here. */
+  void Init(const Napi::CallbackInfo& info, size_t first);
   void Reset();
   /** Queues one completion; the caller flushes before Capacity() is exceeded. */
   void Push(uint32_t id, double result) {
@@ -25,6 +28,9 @@ class CompletionSink {
   Napi::FunctionReference callback_;
   Napi::Reference<Napi::Uint32Array> ids_;
   Napi::Reference<Napi::Float64Array> results_;
+  // The arrays' memory, held so a transfer of their buffers cannot free what we write into.
+  std::shared_ptr<v8::BackingStore> idStore_;
+  std::shared_ptr<v8::BackingStore> resultStore_;
   uint32_t* idData_ = nullptr;
   double* resultData_ = nullptr;
   size_t capacity_ = 0;

@@ -2,8 +2,10 @@
 // it is, how far it got, so short transfers and -EAGAIN are resubmitted without JS noticing.
 #pragma once
 #include <sys/uio.h>
+#include <v8.h>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace orbitkv {
@@ -18,6 +20,9 @@ struct IoOp {
   int32_t bufIndex = -1;    // registered-buffer index (io_uring only), -1 when not registered
   std::vector<iovec> iov;   // remaining segments (one for read/write)
   int64_t done = 0;         // bytes transferred so far
+  // The memory of every buffer, held until the op is reaped: a buffer JS detaches (transfers)
+  // while the kernel or a pool thread writes into it stays allocated until then.
+  std::vector<std::shared_ptr<v8::BackingStore>> pins;
 
   IoOp();
   ~IoOp();

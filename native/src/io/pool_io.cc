@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <climits>
 #include <string>
+#include "args.h"
 #include "errno_name.h"
+#include "io/io_args.h"
 
 namespace orbitkv {
 
@@ -23,9 +25,9 @@ void PoolIo::Init(Napi::Env env, Napi::Object exports) {
 
 PoolIo::PoolIo(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PoolIo>(info) {
   Napi::Env env = info.Env();
-  depth_ = info[0].As<Napi::Number>().Uint32Value();
+  depth_ = ParseDepth(info);
+  sink_.Init(info, 1);
   napi_get_uv_event_loop(env, &loop_);
-  sink_.Init(env, info[1].As<Napi::Function>(), info[2].As<Napi::Uint32Array>(), info[3].As<Napi::Float64Array>());
 }
 
 PoolIo::~PoolIo() {
@@ -43,7 +45,10 @@ void PoolIo::CheckOpen(Napi::Env env) const {
   }
 }
 
-void PoolIo::Start(Napi::Env env, Work* work) {
+void PoolIo::Start(Napi::Env env, std::unique_ptr<IoOp> op) {
+  if (inflight_.count(op->id) != 0) throw DuplicateId(env, op->id);
+  auto* work = new Work();
+  work->op = std::move(op);
   work->owner = this;
   work->req.data = work;
   int ret = uv_queue_work(loop_, &work->req, &PoolIo::Execute, &PoolIo::AfterExecute);
@@ -51,7 +56,7 @@ void PoolIo::Start(Napi::Env env, Work* work) {
     delete work;
     throw SystemError(env, -ret, "uv_queue_work", "");
   }
-  inflight_[work->op.id] = work;
+  inflight_[work->op->id] = work;
   if (!refd_) {
     refd_ = true;
     Ref();
@@ -61,7 +66,7 @@ void PoolIo::Start(Napi::Env env, Work* work) {
 // Runs on a pool thread: moves every byte, retrying EINTR/EAGAIN and short transfers.
 void PoolIo::Execute(uv_work_t* req) {
   Work* work = static_cast<Work*>(req->data);
-  IoOp& op = work->op;
+  IoOp& op = *work->op;
   if (op.kind == OpKind::Fsync) {
     work->error = fsync(op.fd) == 0 ? 0 : errno;
     return;
@@ -89,8 +94,8 @@ void PoolIo::AfterExecute(uv_work_t* req, int status) {
   PoolIo* self = work->owner;
   double result = status == UV_ECANCELED ? -ECANCELED
                   : work->error != 0    ? -work->error
-                                        : static_cast<double>(work->op.done);
-  uint32_t id = work->op.id;
+                                        : static_cast<double>(work->op->done);
+  uint32_t id = work->op->id;
   delete work;
   if (self == nullptr) return;
   self->inflight_.erase(id);
@@ -110,41 +115,14 @@ void PoolIo::AfterExecute(uv_work_t* req, int status) {
 Napi::Value PoolIo::Queue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  auto* work = new Work();
-  IoOp& op = work->op;
-  op.id = info[0].As<Napi::Number>().Uint32Value();
-  op.kind = static_cast<OpKind>(info[1].As<Napi::Number>().Int32Value());
-  op.fd = info[2].As<Napi::Number>().Int32Value();
-  if (op.kind != OpKind::Fsync) {
-    auto buf = info[3].As<Napi::Uint8Array>();
-    size_t at = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
-    size_t len = static_cast<size_t>(info[5].As<Napi::Number>().Int64Value());
-    if (at > buf.ByteLength() || len > buf.ByteLength() - at) {
-      delete work;
-      throw Napi::RangeError::New(env, "buffer range out of bounds");
-    }
-    op.iov.push_back({buf.Data() + at, len});
-  }
-  op.offset = info[6].As<Napi::Number>().Int64Value();
-  Start(env, work);
+  Start(env, ParseQueue(info));
   return env.Undefined();
 }
 
 Napi::Value PoolIo::QueueVec(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  auto* work = new Work();
-  IoOp& op = work->op;
-  op.id = info[0].As<Napi::Number>().Uint32Value();
-  op.kind = static_cast<OpKind>(info[1].As<Napi::Number>().Int32Value());
-  op.fd = info[2].As<Napi::Number>().Int32Value();
-  auto list = info[3].As<Napi::Array>();
-  for (uint32_t i = 0; i < list.Length(); i++) {
-    auto buf = list.Get(i).As<Napi::Uint8Array>();
-    op.iov.push_back({buf.Data(), buf.ByteLength()});
-  }
-  op.offset = info[4].As<Napi::Number>().Int64Value();
-  Start(env, work);
+  Start(env, ParseQueueVec(info));
   return env.Undefined();
 }
 
@@ -157,15 +135,19 @@ Napi::Value PoolIo::Submit(const Napi::CallbackInfo& info) {
 // cancel(id) -> true when the op had not started and will complete with -ECANCELED.
 Napi::Value PoolIo::Cancel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto it = inflight_.find(info[0].As<Napi::Number>().Uint32Value());
+  auto it = inflight_.find(static_cast<uint32_t>(ArgInt(info, 0, "id", 0, UINT32_MAX)));
   if (it == inflight_.end()) return Napi::Boolean::New(env, false);
   return Napi::Boolean::New(env, uv_cancel(reinterpret_cast<uv_req_t*>(&it->second->req)) == 0);
 }
 
 // Plain memory works for pread/pwrite: registration is accepted and has no effect.
 Napi::Value PoolIo::RegisterBuffers(const Napi::CallbackInfo& info) {
-  CheckOpen(info.Env());
-  return Napi::Number::New(info.Env(), info[0].As<Napi::Array>().Length());
+  Napi::Env env = info.Env();
+  CheckOpen(env);
+  if (info.Length() < 1 || !info[0].IsArray()) throw ArgError(env, false, "buffers must be an array");
+  auto list = info[0].As<Napi::Array>();
+  for (uint32_t i = 0; i < list.Length(); i++) ArgBytes(env, list.Get(i), "buffers[i]");
+  return Napi::Number::New(env, list.Length());
 }
 
 Napi::Value PoolIo::Close(const Napi::CallbackInfo& info) {

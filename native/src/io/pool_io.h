@@ -3,6 +3,7 @@
 #pragma once
 #include <napi.h>
 #include <uv.h>
+#include <memory>
 #include <unordered_map>
 #include "io/completion_sink.h"
 #include "io/io_op.h"
@@ -19,7 +20,7 @@ class PoolIo : public Napi::ObjectWrap<PoolIo> {
  private:
   struct Work {
     uv_work_t req;
-    IoOp op;
+    std::unique_ptr<IoOp> op;
     PoolIo* owner;
     int error = 0;
   };
@@ -34,7 +35,7 @@ class PoolIo : public Napi::ObjectWrap<PoolIo> {
   Napi::Value Depth(const Napi::CallbackInfo& info);
 
   void CheckOpen(Napi::Env env) const;
-  void Start(Napi::Env env, Work* work);
+  void Start(Napi::Env env, std::unique_ptr<IoOp> op);
   static void Execute(uv_work_t* req);
   static void AfterExecute(uv_work_t* req, int status);
 

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 #include "errno_name.h"
+#include "args.h"
+#include "io/io_args.h"
 
 namespace orbitkv {
 
@@ -26,7 +28,8 @@ void UringRing::Init(Napi::Env env, Napi::Object exports) {
 
 UringRing::UringRing(const Napi::CallbackInfo& info) : Napi::ObjectWrap<UringRing>(info) {
   Napi::Env env = info.Env();
-  unsigned depth = info[0].As<Napi::Number>().Uint32Value();
+  unsigned depth = ParseDepth(info);
+  sink_.Init(info, 1);  // checked before any resource exists
   // Only this (the JS) thread submits, and completions may wait for its next kernel entry:
   // fewer interrupts per op. Older kernels refuse the flags with EINVAL: retry without them.
   int ret = io_uring_queue_init(depth, &ring_, IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER);
@@ -52,7 +55,6 @@ UringRing::UringRing(const Napi::CallbackInfo& info) : Napi::ObjectWrap<UringRin
   poll_->data = this;
   uv_poll_start(poll_, UV_READABLE, &UringRing::OnPoll);
   uv_unref(reinterpret_cast<uv_handle_t*>(poll_));  // an idle ring never keeps the process alive
-  sink_.Init(env, info[1].As<Napi::Function>(), info[2].As<Napi::Uint32Array>(), info[3].As<Napi::Float64Array>());
 }
 
 UringRing::~UringRing() {
@@ -78,6 +80,7 @@ void UringRing::Teardown() {
   for (auto& entry : inflight_) delete entry.second;
   inflight_.clear();
   registered_.clear();
+  registeredPins_.clear();
   sink_.Reset();
   if (refd_) {
     refd_ = false;
@@ -133,14 +136,10 @@ void UringRing::Prep(io_uring_sqe* sqe, IoOp* op) {
   io_uring_sqe_set_data(sqe, op);
 }
 
-void UringRing::Track(Napi::Env env, IoOp* op) {
-  io_uring_sqe* sqe;
-  try {
-    sqe = GetSqe(env);
-  } catch (...) {
-    delete op;
-    throw;
-  }
+void UringRing::Track(Napi::Env env, std::unique_ptr<IoOp> owned) {
+  if (inflight_.count(owned->id) != 0) throw DuplicateId(env, owned->id);
+  io_uring_sqe* sqe = GetSqe(env);
+  IoOp* op = owned.release();
   Prep(sqe, op);
   inflight_[op->id] = op;
   if (!refd_) {
@@ -154,33 +153,16 @@ void UringRing::Track(Napi::Env env, IoOp* op) {
 Napi::Value UringRing::Queue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  auto* op = new IoOp();
-  op->id = info[0].As<Napi::Number>().Uint32Value();
-  op->kind = static_cast<OpKind>(info[1].As<Napi::Number>().Int32Value());
-  op->fd = info[2].As<Napi::Number>().Int32Value();
-  if (op->kind != OpKind::Fsync) {
-    auto buf = info[3].As<Napi::Uint8Array>();
-    size_t at = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
-    size_t len = static_cast<size_t>(info[5].As<Napi::Number>().Int64Value());
-    if (at > buf.ByteLength() || len > buf.ByteLength() - at) {
-      delete op;
-      throw Napi::RangeError::New(env, "buffer range out of bounds");
-    }
-    op->iov.push_back({buf.Data() + at, len});
-    int32_t index = info[7].As<Napi::Number>().Int32Value();
-    if (index >= 0) {
-      bool inside = static_cast<size_t>(index) < registered_.size() &&
-                    buf.Data() + at >= static_cast<uint8_t*>(registered_[index].iov_base) &&
-                    buf.Data() + at + len <= static_cast<uint8_t*>(registered_[index].iov_base) + registered_[index].iov_len;
-      if (!inside) {
-        delete op;
-        throw Napi::RangeError::New(env, "range is not inside registered buffer " + std::to_string(index));
-      }
-    }
-    op->bufIndex = index;
+  std::unique_ptr<IoOp> op = ParseQueue(info);
+  if (op->bufIndex >= 0) {
+    auto index = static_cast<size_t>(op->bufIndex);
+    const iovec& range = op->iov[0];
+    auto* at = static_cast<uint8_t*>(range.iov_base);
+    bool inside = index < registered_.size() && at >= static_cast<uint8_t*>(registered_[index].iov_base) &&
+                  at + range.iov_len <= static_cast<uint8_t*>(registered_[index].iov_base) + registered_[index].iov_len;
+    if (!inside) throw Napi::RangeError::New(env, "range is not inside registered buffer " + std::to_string(index));
   }
-  op->offset = info[6].As<Napi::Number>().Int64Value();
-  Track(env, op);
+  Track(env, std::move(op));
   return env.Undefined();
 }
 
@@ -188,17 +170,7 @@ Napi::Value UringRing::Queue(const Napi::CallbackInfo& info) {
 Napi::Value UringRing::QueueVec(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  auto* op = new IoOp();
-  op->id = info[0].As<Napi::Number>().Uint32Value();
-  op->kind = static_cast<OpKind>(info[1].As<Napi::Number>().Int32Value());
-  op->fd = info[2].As<Napi::Number>().Int32Value();
-  auto list = info[3].As<Napi::Array>();
-  for (uint32_t i = 0; i < list.Length(); i++) {
-    auto buf = list.Get(i).As<Napi::Uint8Array>();
-    op->iov.push_back({buf.Data(), buf.ByteLength()});
-  }
-  op->offset = info[4].As<Napi::Number>().Int64Value();
-  Track(env, op);
+  Track(env, ParseQueueVec(info));
   return env.Undefined();
 }
 
@@ -217,7 +189,7 @@ Napi::Value UringRing::Submit(const Napi::CallbackInfo& info) {
 Napi::Value UringRing::Cancel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  uint32_t id = info[0].As<Napi::Number>().Uint32Value();
+  auto id = static_cast<uint32_t>(ArgInt(info, 0, "id", 0, UINT32_MAX));
   auto it = inflight_.find(id);
   if (it == inflight_.end()) return Napi::Boolean::New(env, false);
   io_uring_sqe* sqe = GetSqe(env);
@@ -232,20 +204,26 @@ Napi::Value UringRing::RegisterBuffers(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
   if (!inflight_.empty()) throw SystemError(env, EBUSY, "io_uring_register_buffers", "ops in flight");
+  if (info.Length() < 1 || !info[0].IsArray()) throw ArgError(env, false, "buffers must be an array");
+  auto list = info[0].As<Napi::Array>();
+  if (list.Length() > kMaxSegments) throw ArgError(env, true, "at most 1024 registered buffers");
+  std::vector<iovec> iovs;
+  std::vector<std::shared_ptr<v8::BackingStore>> pins;
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    Bytes buf = ArgBytes(env, list.Get(i), "buffers[i]");
+    iovs.push_back({buf.data, buf.length});
+    pins.push_back(std::move(buf.store));
+  }
   if (!registered_.empty()) {
     io_uring_unregister_buffers(&ring_);
     registered_.clear();
-  }
-  auto list = info[0].As<Napi::Array>();
-  std::vector<iovec> iovs;
-  for (uint32_t i = 0; i < list.Length(); i++) {
-    auto buf = list.Get(i).As<Napi::Uint8Array>();
-    iovs.push_back({buf.Data(), buf.ByteLength()});
+    registeredPins_.clear();
   }
   if (iovs.empty()) return Napi::Number::New(env, 0);
   int ret = io_uring_register_buffers(&ring_, iovs.data(), static_cast<unsigned>(iovs.size()));
   if (ret < 0) throw SystemError(env, -ret, "io_uring_register_buffers", std::to_string(iovs.size()) + " buffers");
   registered_ = std::move(iovs);
+  registeredPins_ = std::move(pins);  // the kernel holds these pages until unregistered
   return Napi::Number::New(env, static_cast<double>(registered_.size()));
 }
 

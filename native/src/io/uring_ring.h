@@ -4,6 +4,7 @@
 #include <liburing.h>
 #include <napi.h>
 #include <uv.h>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 #include "io/completion_sink.h"
@@ -31,7 +32,7 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   void CheckOpen(Napi::Env env) const;
   io_uring_sqe* GetSqe(Napi::Env env);
   void Prep(io_uring_sqe* sqe, IoOp* op);
-  void Track(Napi::Env env, IoOp* op);
+  void Track(Napi::Env env, std::unique_ptr<IoOp> op);
   void Reap(Napi::Env env);
   void Teardown();
   static void OnPoll(uv_poll_t* handle, int status, int events);
@@ -44,6 +45,7 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   bool refd_ = false;
   std::unordered_map<uint32_t, IoOp*> inflight_;
   std::vector<iovec> registered_;
+  std::vector<std::shared_ptr<v8::BackingStore>> registeredPins_;
   CompletionSink sink_;
 };
 

@@ -1,0 +1,104 @@
+import { resolve } from 'node:path';
+import { parseCommandLine } from '../args.js';
+import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
+
+const USAGE = `usage: orbitkv serve [--socket PATH] [--dram SIZE] [--ssd DIR --ssd-size SIZE] [--block-size SIZE]
+                     [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N]
+
+Runs the Manager in the foreground: the cache engines connect to over a Unix socket.
+  --socket PATH      socket (default $XDG_RUNTIME_DIR/orbitkv/manager.sock, else /tmp/orbitkv-$UID/manager.sock);
+                     created 0600 in a 0700 folder
+  --dram SIZE        DRAM tier, allocated once (default 1gb)
+  --ssd DIR          SSD tier folder (preallocated data file and crash-safe index; default: no SSD tier)
+  --ssd-size SIZE    SSD tier size (needed with --ssd)
+  --block-size SIZE  bytes per cache block, a multiple of 4096 (default 256k)
+  --metrics H:P      serve Prometheus metrics at http://H:P/metrics
+  --registry DIR     registry whose rejection checks decide handshakes (default ./contracts, else the embedded one)
+  --lease-ms N       how long a ready lookup holds its blocks (default 30000)
+  --records N        lookup records kept for \`orbitkv requests\` (default 10000)
+Sizes: 1048576, 64k, 512MiB, 8gb (k/m/g/t are powers of 1024).
+Logs are JSON lines on stderr. SIGTERM or SIGINT drains (in-flight I/O lands, leases go) and exits 0.
+`;
+
+export const command: CommandModule = {
+  name: 'serve',
+  summary: 'run the Manager: DRAM and SSD cache tiers behind a Unix socket',
+  async run(argv: string[], io: CliIo): Promise<number> {
+    const { values } = parseCommandLine('serve', argv, {
+      socket: { type: 'string' },
+      dram: { type: 'string' },
+      ssd: { type: 'string' },
+      'ssd-size': { type: 'string' },
+      'block-size': { type: 'string' },
+      metrics: { type: 'string' },
+      registry: { type: 'string' },
+      'lease-ms': { type: 'string' },
+      records: { type: 'string' },
+      'checkpoint-every': { type: 'string' },
+    });
+    if (values.help) {
+      io.out(USAGE);
+      return EXIT.ok;
+    }
+    const { createLogger, defaultSocketPath, parseSize, startManager, ManagerStartError } = await import('../../runtime/index.js');
+    const { diagnose, formatDiagnostics } = await import('../../diagnostics/index.js');
+    const report = (d: ReturnType<typeof diagnose>) => {
+      io.err(formatDiagnostics([d], { format: 'text', root: io.cwd, cwd: io.cwd, color: false }));
+      return EXIT.failed;
+    };
+    const size = (flag: string, text: string | undefined, fallback: number): number | ReturnType<typeof diagnose> => {
+      if (text === undefined) return fallback;
+      return parseSize(text) ?? diagnose('badSize', {}, `--${flag}`, text);
+    };
+    const blockBytes = size('block-size', values['block-size'], 256 * 1024);
+    if (typeof blockBytes !== 'number') return report(blockBytes);
+    if (blockBytes <= 0 || blockBytes % 4096 !== 0) return report(diagnose('blockSizeUnaligned', {}, blockBytes, 4096));
+    const dramBytes = size('dram', values.dram, 2 ** 30);
+    if (typeof dramBytes !== 'number') return report(dramBytes);
+    let ssd: { dir: string; bytes: number } | null = null;
+    if (values.ssd !== undefined) {
+      if (values['ssd-size'] === undefined) return report(diagnose('ssdSizeMissing', {}));
+      const bytes = size('ssd-size', values['ssd-size'], 0);
+      if (typeof bytes !== 'number') return report(bytes);
+      ssd = { dir: resolve(io.cwd, values.ssd), bytes };
+    }
+    let metrics: { host: string; port: number } | null = null;
+    if (values.metrics !== undefined) {
+      const m = /^(.+):([0-9]{1,5})$/.exec(values.metrics);
+      if (!m || Number(m[2]) > 65535) return report(diagnose('badListenAddress', {}, values.metrics));
+      metrics = { host: m[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(m[2]) };
+    }
+    const integer = (flag: string, text: string | undefined, fallback: number) => {
+      if (text === undefined) return fallback;
+      if (!/^[0-9]+$/.test(text) || Number(text) < 1) throw new UsageError(`--${flag} '${text}' is not a positive integer`, `orbitkv serve --help`);
+      return Number(text);
+    };
+    const leaseMs = integer('lease-ms', values['lease-ms'], 30_000);
+    const records = integer('records', values.records, 10_000);
+    const checkpointEvery = integer('checkpoint-every', values['checkpoint-every'], 4096);
+    const { loadRegistryParallel, resolveRegistryDir } = await import('../../registry/index.js');
+    const dir = resolveRegistryDir(io.cwd, values.registry);
+    const { registry, diagnostics } = await loadRegistryParallel(dir);
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0) return report(diagnose('registryUnloadable', {}, dir, errors.length));
+    const logger = createLogger((line) => io.err(line));
+    const socketPath = values.socket !== undefined ? resolve(io.cwd, values.socket) : defaultSocketPath(io.env);
+    let manager;
+    try {
+      manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, logger });
+    } catch (error) {
+      if (error instanceof ManagerStartError) return report(error.diagnostic);
+      throw error;
+    }
+    const running = manager;
+    await new Promise<void>((done) => {
+      const stop = (signal: string) => {
+        logger.info('signal', { signal });
+        void running.stop().then(done);
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    return EXIT.ok;
+  },
+};

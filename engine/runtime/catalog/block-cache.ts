@@ -1,0 +1,314 @@
+/**
+ * The cache proper: which block (a namespace's block hash) is where. A block lives in a DRAM
+ * slot, an SSD slot, or both; leases pin it against eviction; a block being copied in from
+ * pages is `staging` and counts as pending (never a miss) for lookups. The map holds at most
+ * one entry per slot of both tiers; the memory of recent evictions (for "why did this miss")
+ * is a fixed-size window.
+ */
+import { hash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import type { Namespace } from '../protocol/index.js';
+import type { MissReason } from '../records/index.js';
+import type { DramArena } from '../tiers/dram/index.js';
+import type { SsdTier } from '../tiers/ssd/index.js';
+
+export interface Block {
+  key: string;
+  state: 'staging' | 'ready';
+  dram: number;
+  ssd: number;
+  crc: number;
+  length: number;
+  /** Leases, write-backs and restores holding the block in place. */
+  pins: number;
+  /** I/O in progress on the block's DRAM slot (staging, write-back, restore): the slot stays. */
+  dramBusy: number;
+  /** Staged in DRAM and not yet offered to the SSD tier: DRAM must not drop it yet. */
+  awaitingWriteBack: boolean;
+}
+
+export type Tier = 'dram' | 'ssd';
+
+export interface Probe {
+  /** Blocks matched from the start of the chain. */
+  matched: number;
+  tiers: { dram: number; ssd: number };
+  /** Whether the first unmatched block is still being saved (the ticket waits). */
+  pending: boolean;
+  firstMiss: { block: number; reason: MissReason; since?: string } | null;
+}
+
+export type SaveOutcome = 'stored' | 'deduplicated' | 'dram-full' | 'page-read-failed';
+export type PersistOutcome = 'persisted' | 'ssd-full' | 'ssd-write-failed' | 'dram-only';
+
+/** The namespace as the key prefix: model, layout and block size, so caches never mix. */
+export const namespaceId = (ns: Namespace) => JSON.stringify([ns.model, ns.layout, ns.blockSize]);
+
+export class BlockCache {
+  readonly blocks = new Map<string, Block>();
+  private readonly dramOwner: (string | undefined)[];
+  private readonly evicted = new Map<string, string>();
+  private readonly settledListeners = new Set<() => void>();
+  readonly counters = { evictionsDram: 0, evictionsSsd: 0, hitsDram: 0, hitsSsd: 0, misses: 0, checksumMisses: 0 };
+
+  constructor(readonly dram: DramArena, readonly ssd: SsdTier | null, private readonly evictionMemory = 4096, private readonly clock: () => Date = () => new Date()) {
+    this.dramOwner = new Array<string | undefined>(dram.slots);
+    if (ssd) for (const [key, e] of ssd.index.entries) this.blocks.set(key, { key, state: 'ready', dram: -1, ssd: e.slot, crc: e.crc, length: e.length, pins: 0, dramBusy: 0, awaitingWriteBack: false });
+  }
+
+  /** The block's key: sha256 of the namespace id, a newline and the engine's block hash (neither contains a newline). */
+  static key(namespace: string, blockHash: string): string {
+    return hash('sha256', `${namespace}\n${blockHash}`, 'hex');
+  }
+
+  get blockBytes(): number {
+    return this.dram.slotBytes;
+  }
+
+  /** The longest stored prefix of `keys` and why it stops. */
+  probe(keys: readonly string[]): Probe {
+    const tiers = { dram: 0, ssd: 0 };
+    for (let i = 0; i < keys.length; i++) {
+      const b = this.blocks.get(keys[i]!);
+      if (!b) {
+        const since = this.evicted.get(keys[i]!);
+        return { matched: i, tiers, pending: false, firstMiss: since !== undefined ? { block: i, reason: 'evicted', since } : { block: i, reason: 'absent' } };
+      }
+      if (b.state === 'staging') return { matched: i, tiers, pending: true, firstMiss: { block: i, reason: 'pending' } };
+      if (b.dram >= 0) tiers.dram++;
+      else tiers.ssd++;
+    }
+    return { matched: keys.length, tiers, pending: false, firstMiss: null };
+  }
+
+  pin(keys: readonly string[]): void {
+    for (const k of keys) {
+      const b = this.blocks.get(k);
+      if (!b) throw new Error(`pin of an absent block ${k}`);
+      b.pins++;
+    }
+  }
+
+  unpin(keys: readonly string[]): void {
+    for (const k of keys) {
+      const b = this.blocks.get(k);
+      if (b && b.pins > 0) b.pins--;
+    }
+  }
+
+  /** Called when a staging block settles, so pending lookups look again. */
+  onSettled(listener: () => void): () => void {
+    this.settledListeners.add(listener);
+    return () => this.settledListeners.delete(listener);
+  }
+
+  /**
+   * Stages a block from pages into DRAM: takes a slot (evicting the least recently used
+   * unpinned block), lets `fill` copy the bytes in, checksums them. A block already stored
+   * is deduplicated without copying.
+   */
+  async stage(key: string, fill: (into: Buffer) => Promise<void>): Promise<SaveOutcome> {
+    if (this.blocks.has(key)) return 'deduplicated';
+    const slot = this.takeDram();
+    if (slot < 0) return 'dram-full';
+    const block: Block = { key, state: 'staging', dram: slot, ssd: -1, crc: 0, length: this.blockBytes, pins: 0, dramBusy: 1, awaitingWriteBack: this.ssd !== null };
+    this.blocks.set(key, block);
+    this.dramOwner[slot] = key;
+    this.evicted.delete(key);
+    const into = this.dram.slot(slot);
+    try {
+      await fill(into);
+    } catch {
+      this.blocks.delete(key);
+      this.dramOwner[slot] = undefined;
+      this.dram.pool.release(slot);
+      this.settled();
+      return 'page-read-failed';
+    }
+    block.crc = crc32(into) >>> 0;
+    block.state = 'ready';
+    block.dramBusy--;
+    this.settled();
+    return 'stored';
+  }
+
+  /** DRAM → SSD write-back of staged blocks, then one index commit for all of them. */
+  async persist(keys: readonly string[]): Promise<Map<string, PersistOutcome>> {
+    const out = new Map<string, PersistOutcome>();
+    const ssd = this.ssd;
+    if (!ssd) {
+      for (const k of keys) out.set(k, 'dram-only');
+      return out;
+    }
+    const writes: { block: Block; slot: number; drop: string | undefined }[] = [];
+    for (const k of keys) {
+      const b = this.blocks.get(k);
+      if (b) b.awaitingWriteBack = false;
+      if (!b || b.ssd >= 0 || b.dram < 0) {
+        out.set(k, 'persisted');
+        continue;
+      }
+      let dropped: string | undefined;
+      const slot = ssd.pool.take(
+        (s) => this.ssdEvictable(s),
+        (s) => {
+          dropped = ssd.index.keyAt(s);
+          this.evictSsd(s);
+        },
+      );
+      if (slot < 0) {
+        out.set(k, 'ssd-full');
+        continue;
+      }
+      b.pins++;
+      b.dramBusy++;
+      b.ssd = slot;
+      writes.push({ block: b, slot, drop: dropped });
+    }
+    // A reused slot's old record is dropped first, in the same commit as nothing new points there yet.
+    const drops = writes.filter((w) => w.drop !== undefined).map((w) => ({ type: 'drop' as const, key: w.drop!, slot: w.slot, crc: 0, length: 0 }));
+    if (drops.length > 0) await ssd.index.commit(drops);
+    const results = await Promise.allSettled(writes.map((w) => ssd.write(w.slot, this.dram.slot(w.block.dram))));
+    // The bytes are synced before the index records that name them are committed.
+    const synced = writes.length === 0 ? true : await ssd.sync().then(() => true, () => false);
+    const ok = synced ? writes.filter((_, i) => results[i]!.status === 'fulfilled') : [];
+    if (!synced) for (const r of results.keys()) results[r] = { status: 'rejected', reason: new Error('fsync failed') };
+    for (const [i, w] of writes.entries()) {
+      if (results[i]!.status === 'rejected') {
+        w.block.ssd = -1;
+        ssd.pool.release(w.slot);
+        out.set(w.block.key, 'ssd-write-failed');
+      }
+    }
+    try {
+      if (ok.length > 0) await ssd.index.commit(ok.map((w) => ({ type: 'put' as const, key: w.block.key, slot: w.slot, crc: w.block.crc, length: w.block.length })));
+      for (const w of ok) out.set(w.block.key, 'persisted');
+    } catch {
+      for (const w of ok) {
+        w.block.ssd = -1;
+        ssd.pool.release(w.slot);
+        out.set(w.block.key, 'ssd-write-failed');
+      }
+    }
+    for (const w of writes) {
+      w.block.pins--;
+      w.block.dramBusy--;
+    }
+    return out;
+  }
+
+  /**
+   * The block's bytes in DRAM, reading them from the SSD tier first if needed (verified
+   * against the index checksum); a reason when they cannot be served. The caller holds a
+   * lease, and on success the DRAM slot is busy until it calls `idle(key)`.
+   */
+  async inDram(key: string): Promise<{ slot: Buffer; tier: Tier } | { reason: MissReason | 'dram-full' | 'ssd-read-failed' }> {
+    const b = this.blocks.get(key);
+    if (!b || b.state !== 'ready') return { reason: b ? 'pending' : 'absent' };
+    if (b.dram >= 0) {
+      this.dram.pool.touch(b.dram);
+      b.dramBusy++;
+      this.counters.hitsDram++;
+      return { slot: this.dram.slot(b.dram), tier: 'dram' };
+    }
+    const ssd = this.ssd;
+    if (!ssd || b.ssd < 0) return { reason: 'absent' };
+    const slot = this.takeDram();
+    if (slot < 0) return { reason: 'dram-full' };
+    b.dram = slot;
+    this.dramOwner[slot] = key;
+    b.dramBusy++;
+    let good: boolean;
+    try {
+      good = await ssd.read(b.ssd, this.dram.slot(slot), b.crc, b.length);
+    } catch {
+      b.dramBusy--;
+      this.dropDram(b);
+      return { reason: 'ssd-read-failed' };
+    }
+    if (!good) {
+      b.dramBusy--;
+      this.counters.checksumMisses++;
+      this.dropDram(b);
+      // A block whose bytes do not match is forgotten, so nothing ever serves it.
+      this.forget(b, 'checksum');
+      return { reason: 'checksum' };
+    }
+    ssd.pool.touch(b.ssd);
+    this.counters.hitsSsd++;
+    return { slot: this.dram.slot(slot), tier: 'ssd' };
+  }
+
+  /** The caller's I/O on the block's DRAM slot is over. */
+  idle(key: string): void {
+    const b = this.blocks.get(key);
+    if (b && b.dramBusy > 0) b.dramBusy--;
+  }
+
+  usage() {
+    const ssd = this.ssd;
+    return {
+      dram: { slots: this.dram.slots, used: this.dram.pool.inUse, bytes: this.dram.bytes },
+      ssd: ssd ? { slots: ssd.slots, used: ssd.pool.inUse, bytes: ssd.slots * ssd.slotBytes, backend: ssd.backend } : null,
+      blocks: this.blocks.size,
+      pinned: [...this.blocks.values()].filter((b) => b.pins > 0).length,
+    };
+  }
+
+  private takeDram(): number {
+    return this.dram.pool.take(
+      (s) => {
+        const b = this.blocks.get(this.dramOwner[s]!);
+        return b === undefined || (b.dramBusy === 0 && b.state === 'ready' && !b.awaitingWriteBack && (b.pins === 0 || b.ssd >= 0));
+      },
+      (s) => {
+        const b = this.blocks.get(this.dramOwner[s]!);
+        this.counters.evictionsDram++;
+        if (b) {
+          b.dram = -1;
+          if (b.ssd < 0) this.forget(b, 'evicted');
+        }
+        this.dramOwner[s] = undefined;
+      },
+    );
+  }
+
+  private dropDram(b: Block): void {
+    if (b.dram < 0) return;
+    this.dramOwner[b.dram] = undefined;
+    this.dram.pool.release(b.dram);
+    b.dram = -1;
+  }
+
+  private ssdEvictable(slot: number): boolean {
+    const key = this.ssd!.index.keyAt(slot);
+    const b = key === undefined ? undefined : this.blocks.get(key);
+    return b === undefined || b.pins === 0;
+  }
+
+  private evictSsd(slot: number): void {
+    const key = this.ssd!.index.keyAt(slot);
+    const b = key === undefined ? undefined : this.blocks.get(key);
+    this.counters.evictionsSsd++;
+    if (!b) return;
+    b.ssd = -1;
+    if (b.dram < 0) this.forget(b, 'evicted');
+  }
+
+  private forget(b: Block, why: 'evicted' | 'checksum'): void {
+    this.blocks.delete(b.key);
+    if (b.ssd >= 0 && this.ssd) {
+      this.ssd.pool.release(b.ssd);
+      void this.ssd.index.commit([{ type: 'drop', key: b.key, slot: b.ssd, crc: 0, length: 0 }]).catch(() => undefined);
+      b.ssd = -1;
+    }
+    if (why === 'evicted') {
+      this.evicted.set(b.key, this.clock().toISOString());
+      if (this.evicted.size > this.evictionMemory) this.evicted.delete(this.evicted.keys().next().value!);
+    }
+  }
+
+  private settled(): void {
+    for (const l of [...this.settledListeners]) l();
+  }
+}

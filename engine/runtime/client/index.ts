@@ -1,0 +1,2 @@
+export { ManagerClient, type Reply } from './manager-client.js';
+export { askManager } from './ask.js';

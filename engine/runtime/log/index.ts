@@ -1,0 +1,1 @@
+export { createLogger, type LogFields, type LogLevel, type Logger } from './logger.js';

@@ -1,0 +1,2 @@
+export { RuntimeMetrics } from './runtime-metrics.js';
+export { serveMetrics } from './http.js';

@@ -1,0 +1,59 @@
+/**
+ * Prometheus metrics (prom-client, one registry per Manager, never the global one): tier
+ * bytes and slots, hits and misses by tier, lookup latency, I/O bytes and errors, evictions,
+ * sessions. Gauges read the cache when scraped, so the hot path only bumps counters.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { BlockCache } from '../catalog/index.js';
+
+export class RuntimeMetrics {
+  readonly registry = new Registry();
+  readonly lookups: Counter<'outcome'>;
+  readonly blockHits: Counter<'tier'>;
+  readonly blockMisses: Counter<'reason'>;
+  readonly lookupLatency: Histogram;
+  readonly saves: Counter<'outcome'>;
+  readonly restores: Counter<'outcome'>;
+  readonly sessions: Gauge;
+  readonly connectionsRefused: Counter<'reason'>;
+
+  constructor(cache: BlockCache, sessions: () => number) {
+    const registers = [this.registry];
+    this.lookups = new Counter({ name: 'orbitkv_lookups_total', help: 'Lookup tickets by how they left pending', labelNames: ['outcome'], registers });
+    this.blockHits = new Counter({ name: 'orbitkv_lookup_blocks_hit_total', help: 'Blocks matched by lookups, by tier', labelNames: ['tier'], registers });
+    this.blockMisses = new Counter({ name: 'orbitkv_lookup_misses_total', help: 'Lookups whose chain stopped matching, by reason', labelNames: ['reason'], registers });
+    this.lookupLatency = new Histogram({ name: 'orbitkv_lookup_seconds', help: 'Time from lookup request to reply', buckets: [25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 5e-3, 25e-3, 0.1, 1], registers });
+    this.saves = new Counter({ name: 'orbitkv_save_blocks_total', help: 'Blocks saved, by outcome', labelNames: ['outcome'], registers });
+    this.restores = new Counter({ name: 'orbitkv_restore_blocks_total', help: 'Blocks restored, by outcome', labelNames: ['outcome'], registers });
+    this.connectionsRefused = new Counter({ name: 'orbitkv_connections_refused_total', help: 'Connections refused or closed for a protocol fault, by reason', labelNames: ['reason'], registers });
+    this.sessions = new Gauge({ name: 'orbitkv_sessions', help: 'Connected engine sessions', registers, collect() { this.set(sessions()); } });
+    const usage = () => cache.usage();
+    new Gauge({ name: 'orbitkv_tier_slots', help: 'Slots per tier', labelNames: ['tier', 'use'], registers, collect() {
+      const u = usage();
+      this.set({ tier: 'dram', use: 'total' }, u.dram.slots);
+      this.set({ tier: 'dram', use: 'used' }, u.dram.used);
+      if (u.ssd) { this.set({ tier: 'ssd', use: 'total' }, u.ssd.slots); this.set({ tier: 'ssd', use: 'used' }, u.ssd.used); }
+    } });
+    new Gauge({ name: 'orbitkv_tier_bytes', help: 'Bytes per tier', labelNames: ['tier', 'use'], registers, collect() {
+      const u = usage();
+      this.set({ tier: 'dram', use: 'total' }, u.dram.bytes);
+      this.set({ tier: 'dram', use: 'used' }, u.dram.used * cache.blockBytes);
+      if (u.ssd) { this.set({ tier: 'ssd', use: 'total' }, u.ssd.bytes); this.set({ tier: 'ssd', use: 'used' }, u.ssd.used * cache.blockBytes); }
+    } });
+    new Gauge({ name: 'orbitkv_evictions', help: 'Blocks evicted since start, by tier', labelNames: ['tier'], registers, collect() {
+      this.set({ tier: 'dram' }, cache.counters.evictionsDram);
+      this.set({ tier: 'ssd' }, cache.counters.evictionsSsd);
+    } });
+    new Gauge({ name: 'orbitkv_ssd_io_bytes', help: 'SSD tier bytes moved since start', labelNames: ['direction'], registers, collect() {
+      const c = cache.ssd?.counters;
+      this.set({ direction: 'read' }, c?.readBytes ?? 0);
+      this.set({ direction: 'write' }, c?.writeBytes ?? 0);
+    } });
+    new Gauge({ name: 'orbitkv_ssd_io_errors', help: 'SSD tier I/O errors and checksum mismatches since start', labelNames: ['kind'], registers, collect() {
+      const c = cache.ssd?.counters;
+      this.set({ kind: 'read' }, c?.readErrors ?? 0);
+      this.set({ kind: 'write' }, c?.writeErrors ?? 0);
+      this.set({ kind: 'checksum' }, c?.checksumMisses ?? 0);
+    } });
+  }
+}

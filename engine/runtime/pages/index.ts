@@ -1,0 +1,1 @@
+export { PageFile, type PageProblem } from './page-file.js';

@@ -1,0 +1,100 @@
+/**
+ * The Manager's wire framing: a fixed 24-byte header (magic, protocol version, opcode, request
+ * id, payload length, header CRC-free reserved word) and a bounded payload. Everything is
+ * little-endian. A decoder reads frames from a byte stream and refuses, without buffering
+ * past the bound, anything that is not a well-formed frame.
+ */
+
+/** 'OKVM' read as a little-endian u32. */
+export const MAGIC = 0x4d564b4f;
+/** The protocol version this Manager speaks. */
+export const PROTOCOL_VERSION = 1;
+export const HEADER_BYTES = 24;
+/** Default most payload bytes per frame; a larger length closes the connection. */
+export const DEFAULT_MAX_PAYLOAD = 64 * 1024;
+
+export interface Frame {
+  version: number;
+  opcode: number;
+  /** Chosen by the client, echoed in the reply; up to 2^53 - 1. */
+  requestId: number;
+  payload: Buffer;
+}
+
+/** Why a byte stream stopped being a frame stream. */
+export type FrameFault =
+  | { kind: 'bad-magic'; found: number }
+  | { kind: 'oversize'; length: number; limit: number }
+  | { kind: 'bad-reserved'; found: number }
+  | { kind: 'truncated'; have: number; need: number };
+
+/** One frame as bytes: header then payload. */
+export function encodeFrame(opcode: number, requestId: number, payload: Buffer | Uint8Array = Buffer.alloc(0), version = PROTOCOL_VERSION): Buffer {
+  const out = Buffer.allocUnsafe(HEADER_BYTES + payload.byteLength);
+  out.writeUInt32LE(MAGIC, 0);
+  out.writeUInt16LE(version, 4);
+  out.writeUInt16LE(opcode, 6);
+  out.writeUInt32LE(requestId % 0x1_0000_0000, 8);
+  out.writeUInt32LE(Math.floor(requestId / 0x1_0000_0000), 12);
+  out.writeUInt32LE(payload.byteLength, 16);
+  out.writeUInt32LE(0, 20);
+  out.set(payload, HEADER_BYTES);
+  return out;
+}
+
+/**
+ * Incremental frame reader. `push` returns the frames completed by a chunk, or a fault: the
+ * stream is then unusable and the caller closes the connection. Never holds more than one
+ * header plus `maxPayload` bytes.
+ */
+export class FrameDecoder {
+  private pending: Buffer = Buffer.alloc(0);
+  private faulted: FrameFault | null = null;
+
+  constructor(private readonly maxPayload = DEFAULT_MAX_PAYLOAD) {}
+
+  push(chunk: Buffer): { frames: Frame[]; fault: FrameFault | null } {
+    if (this.faulted) return { frames: [], fault: this.faulted };
+    let data = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    const frames: Frame[] = [];
+    while (data.length >= HEADER_BYTES) {
+      const magic = data.readUInt32LE(0);
+      if (magic !== MAGIC) return this.fail({ kind: 'bad-magic', found: magic }, frames);
+      const length = data.readUInt32LE(16);
+      if (length > this.maxPayload) return this.fail({ kind: 'oversize', length, limit: this.maxPayload }, frames);
+      const reserved = data.readUInt32LE(20);
+      if (reserved !== 0) return this.fail({ kind: 'bad-reserved', found: reserved }, frames);
+      if (data.length < HEADER_BYTES + length) break;
+      const high = data.readUInt32LE(12);
+      frames.push({
+        version: data.readUInt16LE(4),
+        opcode: data.readUInt16LE(6),
+        requestId: high * 0x1_0000_0000 + data.readUInt32LE(8),
+        // A copy: the payload outlives the chunk it arrived in.
+        payload: Buffer.from(data.subarray(HEADER_BYTES, HEADER_BYTES + length)),
+      });
+      data = data.subarray(HEADER_BYTES + length);
+    }
+    this.pending = data.length === 0 ? Buffer.alloc(0) : Buffer.from(data);
+    return { frames, fault: null };
+  }
+
+  /** At end of stream: a partial frame left over is a truncation. */
+  end(): FrameFault | null {
+    if (this.faulted) return this.faulted;
+    if (this.pending.length === 0) return null;
+    const need = this.pending.length >= HEADER_BYTES ? HEADER_BYTES + this.pending.readUInt32LE(16) : HEADER_BYTES;
+    return { kind: 'truncated', have: this.pending.length, need };
+  }
+
+  /** Bytes held waiting for the rest of a frame (bounded by header + maxPayload). */
+  get buffered(): number {
+    return this.pending.length;
+  }
+
+  private fail(fault: FrameFault, frames: Frame[]): { frames: Frame[]; fault: FrameFault } {
+    this.faulted = fault;
+    this.pending = Buffer.alloc(0);
+    return { frames, fault };
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Opcodes. Requests are odd, their replies the next even number; ERROR answers any request
+ * the Manager could not carry out (the connection stays open unless the frame itself was bad).
+ */
+export const OPCODE = {
+  hello: 1,
+  welcome: 2,
+  lookup: 3,
+  lookupResult: 4,
+  save: 5,
+  saveResult: 6,
+  restore: 7,
+  restoreResult: 8,
+  release: 9,
+  released: 10,
+  registerPages: 11,
+  pagesRegistered: 12,
+  cancel: 13,
+  cancelled: 14,
+  status: 15,
+  statusResult: 16,
+  requests: 17,
+  requestsResult: 18,
+  echo: 19,
+  echoed: 20,
+  /** An operator's handshake (the CLI): no engine profile, only status, records and echo. */
+  operator: 21,
+  /** The handshake failed: version mismatch, malformed or rejected profile. Closed after. */
+  refused: 98,
+  error: 99,
+} as const;
+
+export type OpcodeName = keyof typeof OPCODE;
+export const OPCODE_NAMES: ReadonlyMap<number, OpcodeName> = new Map(Object.entries(OPCODE).map(([k, v]) => [v, k as OpcodeName]));

@@ -1,0 +1,1 @@
+export { RequestRing, type LookupRecord, type MissReason } from './request-ring.js';

@@ -1,0 +1,200 @@
+/**
+ * One client connection: frames in, the handshake first, then requests dispatched to the
+ * cache service, replies out with the request's id. A frame fault (bad magic, oversize,
+ * truncated) gets one ERROR frame and closes this connection only; a bad request payload is
+ * answered with ERROR and the connection stays open.
+ */
+import type { Socket } from 'node:net';
+import { diagnose, type CatalogueKey, type ArgsOf } from '../../diagnostics/index.js';
+import { decideHandshake, type RejectionChecks } from '../handshake/index.js';
+import type { Logger } from '../log/index.js';
+import type { RuntimeMetrics } from '../metrics/index.js';
+import { PageFile } from '../pages/index.js';
+import { FrameDecoder, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, encodeFrame, jsonPayload, parsePayload, type Frame } from '../protocol/index.js';
+import { CacheService, RequestError } from '../service/index.js';
+import { Session } from '../session/index.js';
+
+export interface ConnectionContext {
+  service: CacheService;
+  checks: RejectionChecks;
+  logger: Logger;
+  metrics: RuntimeMetrics;
+  maxPayload: number;
+  maxBlocks: number;
+  /** Most requests one connection may have in flight before its socket stops being read. */
+  maxInFlight: number;
+  nextSession(): number;
+  status(): unknown;
+  sessions: Set<Session>;
+}
+
+const coded = <K extends CatalogueKey>(key: K, ...args: ArgsOf<K>) => {
+  const d = diagnose(key, {}, ...args);
+  return { code: d.code, message: d.message, ...(d.hint ? { hint: d.hint } : {}) };
+};
+
+export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { pid: number; uid: number } | null = null): Promise<void> {
+  const decoder = new FrameDecoder(ctx.maxPayload);
+  const shape = checks(ctx.maxBlocks);
+  let session: Session | null = null;
+  let closing = false;
+  let operator = false;
+  const send = (opcode: number, requestId: number, body: unknown) => {
+    if (!socket.destroyed) socket.write(encodeFrame(opcode, requestId, jsonPayload(body)));
+  };
+  const fail = (requestId: number, error: ReturnType<typeof coded> & Record<string, unknown>) => send(OPCODE.error, requestId, error);
+  const close = (reason: string) => {
+    if (closing) return;
+    closing = true;
+    ctx.metrics.connectionsRefused.inc({ reason });
+    socket.end();
+    socket.destroySoon?.();
+  };
+
+  const handle = async (frame: Frame): Promise<void> => {
+    const name = OPCODE_NAMES.get(frame.opcode) ?? `opcode ${frame.opcode}`;
+    const parsed = parsePayload(frame.payload);
+    if ('problem' in parsed) return fail(frame.requestId, coded('badRequest', name, parsed.problem));
+    const body = parsed.value;
+    if (session === null && !operator) {
+      if (frame.opcode === OPCODE.operator) {
+        if (frame.version !== PROTOCOL_VERSION) {
+          send(OPCODE.refused, frame.requestId, coded('protocolMismatch', frame.version, PROTOCOL_VERSION));
+          return close('protocol-mismatch');
+        }
+        operator = true;
+        return send(OPCODE.welcome, frame.requestId, { operator: true, protocol: PROTOCOL_VERSION });
+      }
+      if (frame.opcode !== OPCODE.hello) {
+        send(OPCODE.refused, frame.requestId, coded('handshakeFirst', name));
+        return close('handshake-first');
+      }
+      const hello = shape.hello(body);
+      if (typeof hello === 'string') {
+        send(OPCODE.refused, frame.requestId, coded('badRequest', name, hello));
+        return close('bad-hello');
+      }
+      const outcome = decideHandshake(hello, frame.version, PROTOCOL_VERSION, ctx.checks);
+      if (!outcome.accepted) {
+        const error =
+          outcome.reason === 'protocol-mismatch' ? coded('protocolMismatch', outcome.clientVersion, outcome.serverVersion)
+          : outcome.reason === 'malformed-profile' ? coded('malformedProfile', outcome.problem)
+          : { ...coded('rejectedProfile', outcome.messages.join(' | ')), rejections: outcome.verdict.rejections.map((r) => r.id), pin: outcome.verdict.pin };
+        ctx.logger.warn('handshake-refused', { reason: outcome.reason, code: error.code, client: hello.client ?? null });
+        if (outcome.reason === 'rejected-profile') ctx.service.recordRefusal(hello.client ?? 'anonymous', 'profile-rejected', outcome.verdict.rejections.map((r) => r.id).join(',') || 'pin');
+        send(OPCODE.refused, frame.requestId, { ...error, reason: outcome.reason, serverVersion: PROTOCOL_VERSION });
+        return close(outcome.reason);
+      }
+      session = new Session(ctx.nextSession(), hello.client ?? 'anonymous', outcome.profile, peer);
+      ctx.sessions.add(session);
+      ctx.logger.info('session-open', { session: session.id, pid: peer?.pid ?? null, client: session.client, engine: outcome.profile.engine, version: outcome.profile.version });
+      return send(OPCODE.welcome, frame.requestId, { session: session.id, protocol: PROTOCOL_VERSION, blockBytes: ctx.service.cache.blockBytes, maxPayload: ctx.maxPayload, maxBlocks: ctx.maxBlocks });
+    }
+    const reply = (opcode: number, value: unknown) => send(opcode, frame.requestId, value);
+    if (operator) {
+      if (frame.opcode === OPCODE.status) return reply(OPCODE.statusResult, ctx.status());
+      if (frame.opcode === OPCODE.echo) return reply(OPCODE.echoed, body);
+      if (frame.opcode === OPCODE.requests) {
+        const q = shape.requests(body);
+        return typeof q === 'string' ? fail(frame.requestId, coded('badRequest', name, q)) : reply(OPCODE.requestsResult, { records: ctx.service.records.list(q) });
+      }
+      return fail(frame.requestId, coded('handshakeFirst', name));
+    }
+    const s = session!;
+    const check = <T>(result: T | string): T => {
+      if (typeof result === 'string') throw new RequestError('bad-request', result);
+      return result;
+    };
+    try {
+      switch (frame.opcode) {
+        case OPCODE.echo: return reply(OPCODE.echoed, body);
+        case OPCODE.lookup: return reply(OPCODE.lookupResult, await ctx.service.lookup(s, check(shape.lookup(body))));
+        case OPCODE.save: return reply(OPCODE.saveResult, await ctx.service.save(s, check(shape.save(body))));
+        case OPCODE.restore: return reply(OPCODE.restoreResult, await ctx.service.restore(s, check(shape.restore(body))));
+        case OPCODE.release: return reply(OPCODE.released, { ticket: (body as { ticket: number }).ticket, state: ctx.service.release(s, check(shape.ticket(body)).ticket) });
+        case OPCODE.cancel: return reply(OPCODE.cancelled, { ticket: (body as { ticket: number }).ticket, state: ctx.service.cancel(s, check(shape.ticket(body)).ticket) });
+        case OPCODE.status: return reply(OPCODE.statusResult, ctx.status());
+        case OPCODE.requests: {
+          const q = check(shape.requests(body));
+          return reply(OPCODE.requestsResult, { records: ctx.service.records.list(q) });
+        }
+        case OPCODE.registerPages: {
+          const spec = check(shape.registerPages(body));
+          if (s.pages) throw new RequestError('pages-registered', 'this session already registered its pages');
+          const opened = PageFile.open(spec, ctx.service.cache.blockBytes);
+          if ('problem' in opened) {
+            ctx.logger.warn('pages-refused', { session: s.id, problem: opened.problem, detail: opened.detail });
+            return fail(frame.requestId, coded('pagesRefused', opened.problem, opened.detail));
+          }
+          s.pages = opened;
+          return reply(OPCODE.pagesRegistered, { pages: spec.pages });
+        }
+        default: return fail(frame.requestId, coded('unknownOpcode', frame.opcode));
+      }
+    } catch (error) {
+      if (error instanceof RequestError) return fail(frame.requestId, error.reason === 'bad-request' ? coded('badRequest', name, error.message) : { ...coded('requestRefused', error.reason, error.message), reason: error.reason });
+      throw error;
+    }
+  };
+
+  return new Promise<void>((resolve) => {
+    // The handshake is decided before any later frame is looked at.
+    let chain: Promise<void> = Promise.resolve();
+    // Requests in flight on this connection: past the bound the socket stops being read (the
+    // client's writes back up in the kernel), so a pipelining client cannot grow our memory.
+    let inFlight = 0;
+    // Frames decoded but not started: at most one read's worth, since reading stops at the bound.
+    const waiting: Frame[] = [];
+    const start = (f: Frame) => {
+      inFlight++;
+      const run = async () => {
+        try {
+          if (!closing) await handle(f);
+        } finally {
+          inFlight--;
+          const next = waiting.shift();
+          if (next) start(next);
+          else if (socket.isPaused() && !closing) socket.resume();
+        }
+      };
+      // Requests after the handshake run concurrently (a pending lookup must not block a save).
+      if (session === null && !operator) chain = chain.then(run);
+      else void chain.then(run);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      if (closing) return;
+      const { frames, fault } = decoder.push(chunk);
+      for (const f of frames) {
+        if (inFlight < ctx.maxInFlight) start(f);
+        else waiting.push(f);
+      }
+      if (waiting.length > 0) socket.pause();
+      if (fault) {
+        const detail = fault.kind === 'oversize' ? `length ${fault.length} > ${fault.limit}` : fault.kind === 'bad-magic' ? `0x${fault.found.toString(16)}` : fault.kind === 'bad-reserved' ? `0x${fault.found.toString(16)}` : `${fault.have}/${fault.need}`;
+        ctx.logger.warn('frame-fault', { session: session?.id ?? null, kind: fault.kind, detail });
+        void chain.then(() => {
+          fail(0, coded('frameFault', fault.kind, detail));
+          close(fault.kind);
+        });
+      }
+    });
+    socket.on('end', () => {
+      const fault = decoder.end();
+      if (fault && !closing) {
+        ctx.logger.warn('frame-fault', { session: session?.id ?? null, kind: fault.kind });
+        ctx.metrics.connectionsRefused.inc({ reason: fault.kind });
+      }
+      socket.end();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const s = session;
+      if (!s) return resolve();
+      void s.close().then(() => {
+        ctx.sessions.delete(s);
+        ctx.logger.info('session-closed', { session: s.id });
+        resolve();
+      });
+    });
+  });
+}

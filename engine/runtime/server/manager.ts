@@ -1,0 +1,187 @@
+/**
+ * Starting and stopping a Manager: tiers allocated once, the registry's rejection checks
+ * compiled, the socket claimed (0600 in a 0700 folder), metrics served. `stop` drains: no new
+ * connections, every session's I/O lands and its leases go, the SSD ring and index close,
+ * the socket and lock are removed.
+ */
+import { chmodSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { diagnose, type Diagnostic } from '../../diagnostics/index.js';
+import type { Registry } from '../../registry/index.js';
+import { BlockCache } from '../catalog/index.js';
+import { loadRejectionChecks } from '../handshake/index.js';
+import type { Logger } from '../log/index.js';
+import { RuntimeMetrics, serveMetrics } from '../metrics/index.js';
+import { DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION } from '../protocol/index.js';
+import { CacheService } from '../service/index.js';
+import type { Session } from '../session/index.js';
+import { peerCredentials } from '../../../native/index.js';
+import { DramArena } from '../tiers/dram/index.js';
+import { SsdTier } from '../tiers/ssd/index.js';
+import { serveConnection } from './connection.js';
+import { SOCKET_PATH_LIMIT, claimSocket, prepareSocketFolder } from './socket-path.js';
+
+export interface ManagerOptions {
+  socketPath: string;
+  registry: Registry;
+  blockBytes: number;
+  dramBytes: number;
+  ssd: { dir: string; bytes: number } | null;
+  metrics: { host: string; port: number } | null;
+  leaseMs?: number;
+  maxTickets?: number;
+  records?: number;
+  maxPayload?: number;
+  maxBlocks?: number;
+  checkpointEvery?: number;
+  logger: Logger;
+}
+
+export interface RunningManager {
+  socketPath: string;
+  metricsAddress: string | null;
+  service: CacheService;
+  status(): ManagerStatus;
+  /** Drains and stops; resolves when everything is closed. */
+  stop(): Promise<void>;
+}
+
+export interface ManagerStatus {
+  pid: number;
+  protocol: number;
+  since: string;
+  socket: string;
+  blockBytes: number;
+  tiers: ReturnType<BlockCache['usage']>;
+  sessions: { id: number; pid: number | null; client: string; engine: string; version: string; since: string; tickets: number; ops: number }[];
+  inFlight: { tickets: number; saves: number; restores: number };
+  hits: { dram: number; ssd: number; misses: number; ratio: { dram: number; ssd: number } };
+  recovery: SsdTier['index']['recovery'] | null;
+}
+
+export class ManagerStartError extends Error {
+  constructor(readonly diagnostic: Diagnostic) {
+    super(diagnostic.message);
+  }
+}
+
+export async function startManager(o: ManagerOptions): Promise<RunningManager> {
+  const fail = (d: Diagnostic): never => {
+    throw new ManagerStartError(d);
+  };
+  if (Buffer.byteLength(o.socketPath) > SOCKET_PATH_LIMIT) fail(diagnose('socketPathTooLong', {}, o.socketPath, SOCKET_PATH_LIMIT));
+  const dramSlots = Math.floor(o.dramBytes / o.blockBytes);
+  if (dramSlots < 1) fail(diagnose('tierTooSmall', {}, 'DRAM', o.dramBytes, o.blockBytes));
+  if (o.ssd && Math.floor(o.ssd.bytes / o.blockBytes) < 1) fail(diagnose('tierTooSmall', {}, 'SSD', o.ssd.bytes, o.blockBytes));
+  const folder = prepareSocketFolder(o.socketPath);
+  if (folder) fail(diagnose('socketFolderUnsafe', {}, folder.folder, folder.detail));
+  const claim = await claimSocket(o.socketPath);
+  if ('holder' in claim) return fail(diagnose('socketInUse', {}, o.socketPath, claim.holder));
+  let ssd: SsdTier | null = null;
+  try {
+    const checks = await loadRejectionChecks(o.registry);
+    if (o.ssd) {
+      try {
+        ssd = new SsdTier({ dir: o.ssd.dir, slotBytes: o.blockBytes, slots: Math.floor(o.ssd.bytes / o.blockBytes), checkpointEvery: o.checkpointEvery ?? 4096 });
+      } catch (error) {
+        const e = error as NodeJS.ErrnoException;
+        if (e.code === 'ECHECKPOINT') fail(diagnose('ssdIndexCorrupt', {}, `${o.ssd.dir}/index.checkpoint`, e.message));
+        fail(diagnose('ssdUnusable', {}, o.ssd.dir, e.code ? `${e.code}: ${e.message}` : e.message));
+      }
+    }
+    const cache = new BlockCache(new DramArena(o.blockBytes, dramSlots), ssd);
+    const sessions = new Set<Session>();
+    const metrics = new RuntimeMetrics(cache, () => sessions.size);
+    const service = new CacheService(cache, { leaseMs: o.leaseMs ?? 30_000, maxTickets: o.maxTickets ?? 65_536, records: o.records ?? 10_000 }, metrics, o.logger);
+    const since = new Date().toISOString();
+    let nextSession = 1;
+    const status = (): ManagerStatus => {
+      const c = cache.counters;
+      const total = c.hitsDram + c.hitsSsd;
+      return {
+        pid: process.pid,
+        protocol: PROTOCOL_VERSION,
+        since,
+        socket: o.socketPath,
+        blockBytes: o.blockBytes,
+        tiers: cache.usage(),
+        sessions: [...sessions].map((s) => ({ id: s.id, pid: s.peer?.pid ?? null, client: s.client, engine: s.profile.engine, version: s.profile.version, since: s.since.toISOString(), tickets: s.tickets.size, ops: s.ops.size })),
+        inFlight: { tickets: service.openTickets, saves: service.operations.saves, restores: service.operations.restores },
+        hits: { dram: c.hitsDram, ssd: c.hitsSsd, misses: c.checksumMisses, ratio: { dram: total ? c.hitsDram / total : 0, ssd: total ? c.hitsSsd / total : 0 } },
+        recovery: ssd ? ssd.index.recovery : null,
+      };
+    };
+    const connections = new Set<Promise<void>>();
+    const sockets = new Set<import('node:net').Socket>();
+    const server: Server = createServer((socket) => {
+      // SO_PEERCRED: the socket's mode already keeps other uids out; this refuses one that got
+      // in anyway (a widened folder or socket mode) and says who it was.
+      const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+      const peer = typeof fd === 'number' && fd >= 0 ? peerCredentials(fd) : null;
+      if (peer === null || (typeof process.getuid === 'function' && peer.uid !== process.getuid())) {
+        o.logger.warn('peer-refused', { uid: peer?.uid ?? null, pid: peer?.pid ?? null, allowed: process.getuid?.() ?? null });
+        metrics.connectionsRefused.inc({ reason: 'peer-uid' });
+        socket.destroy();
+        return;
+      }
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      const done = serveConnection(socket, {
+        service,
+        checks,
+        logger: o.logger,
+        metrics,
+        maxPayload: o.maxPayload ?? DEFAULT_MAX_PAYLOAD,
+        maxBlocks: o.maxBlocks ?? 4096,
+        maxInFlight: 256,
+        nextSession: () => nextSession++,
+        status,
+        sessions,
+      }, { pid: peer.pid, uid: peer.uid });
+      connections.add(done);
+      void done.then(() => connections.delete(done));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      // The folder is 0700 already; the socket is made 0600 before anyone can have connected
+      // through a wider mode, because nobody else can traverse the folder.
+      server.listen(o.socketPath, () => resolve());
+    });
+    chmodSync(o.socketPath, 0o600);
+    let http: HttpServer | null = null;
+    if (o.metrics) http = await serveMetrics(metrics.registry, o.metrics.host, o.metrics.port);
+    const address = http ? (http.address() as AddressInfo) : null;
+    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null });
+    let stopping: Promise<void> | null = null;
+    return {
+      socketPath: o.socketPath,
+      metricsAddress: address ? `${address.address}:${address.port}` : null,
+      service,
+      status,
+      stop: () =>
+        (stopping ??= (async () => {
+          o.logger.info('draining', { sessions: sessions.size, tickets: service.openTickets });
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          for (const s of sessions) void s.close();
+          await Promise.allSettled([...sessions].map((s) => s.close()));
+          // Connections end after their sessions have drained.
+          for (const socket of sockets) socket.end();
+          await Promise.allSettled([...connections].map(async (c) => c));
+          await closed;
+          await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+          if (ssd) {
+            ssd.index.checkpoint();
+            await ssd.close();
+          }
+          claim.release();
+          o.logger.info('stopped', {});
+        })()),
+    };
+  } catch (error) {
+    claim.release();
+    await ssd?.close().catch(() => undefined);
+    throw error;
+  }
+}

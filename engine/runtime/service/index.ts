@@ -1,0 +1,1 @@
+export { CacheService, RequestError, type LookupReply, type ServiceOptions } from './cache-service.js';

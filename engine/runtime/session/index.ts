@@ -1,0 +1,1 @@
+export { Session, type SessionTicket } from './session.js';

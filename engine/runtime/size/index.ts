@@ -1,0 +1,1 @@
+export { formatSize, parseSize } from './parse-size.js';

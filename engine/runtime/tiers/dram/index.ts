@@ -1,0 +1,1 @@
+export { DramArena } from './arena.js';

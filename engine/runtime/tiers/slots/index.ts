@@ -1,0 +1,1 @@
+export { SlotPool } from './slot-pool.js';

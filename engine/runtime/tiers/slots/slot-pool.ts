@@ -1,0 +1,101 @@
+/**
+ * Fixed slots with LRU order, in typed arrays sized once: a free stack and a doubly linked
+ * recency list. Taking a slot pops a free one or evicts the least recently used slot the
+ * owner allows (`evictable`), so a pool never grows and never allocates per block.
+ */
+const NONE = -1;
+
+export class SlotPool {
+  private readonly prev: Int32Array;
+  private readonly next: Int32Array;
+  private readonly free: Uint32Array;
+  private freeCount: number;
+  /** Least recently used end of the list (evicted first) and most recent end. */
+  private head = NONE;
+  private tail = NONE;
+  private used: Uint8Array;
+
+  constructor(readonly capacity: number) {
+    if (!Number.isSafeInteger(capacity) || capacity < 0 || capacity > 0x7fff_ffff) throw new RangeError(`slot count must be an integer in 0..2^31-1, got ${capacity}`);
+    this.prev = new Int32Array(capacity).fill(NONE);
+    this.next = new Int32Array(capacity).fill(NONE);
+    this.used = new Uint8Array(capacity);
+    this.free = new Uint32Array(capacity);
+    for (let i = 0; i < capacity; i++) this.free[i] = capacity - 1 - i;
+    this.freeCount = capacity;
+  }
+
+  get inUse(): number {
+    return this.capacity - this.freeCount;
+  }
+
+  /**
+   * A slot for a new block: a free one, else the least recently used slot for which
+   * `evictable(slot)` is true (the owner then drops what it held via `onEvict`); -1 when every
+   * slot is pinned.
+   */
+  take(evictable: (slot: number) => boolean, onEvict: (slot: number) => void): number {
+    if (this.freeCount > 0) {
+      const slot = this.free[--this.freeCount]!;
+      this.used[slot] = 1;
+      this.append(slot);
+      return slot;
+    }
+    for (let s = this.head; s !== NONE; s = this.next[s]!) {
+      if (!evictable(s)) continue;
+      onEvict(s);
+      this.touch(s);
+      return s;
+    }
+    return NONE;
+  }
+
+  /**
+   * Marks the given slots used, in the given order (oldest first), on a fresh pool: how an
+   * index rebuilds the pool at recovery. One pass; false when a slot is out of range or repeated.
+   */
+  adopt(slots: readonly number[]): boolean {
+    if (this.freeCount !== this.capacity) throw new Error('adopt needs a fresh pool');
+    for (const slot of slots) {
+      if (!Number.isInteger(slot) || slot < 0 || slot >= this.capacity || this.used[slot]) return false;
+      this.used[slot] = 1;
+      this.append(slot);
+    }
+    this.freeCount = 0;
+    for (let i = this.capacity - 1; i >= 0; i--) if (!this.used[i]) this.free[this.freeCount++] = i;
+    return true;
+  }
+
+  /** Marks a slot most recently used. */
+  touch(slot: number): void {
+    if (!this.used[slot] || this.tail === slot) return;
+    this.unlink(slot);
+    this.append(slot);
+  }
+
+  release(slot: number): void {
+    if (!this.used[slot]) return;
+    this.unlink(slot);
+    this.used[slot] = 0;
+    this.free[this.freeCount++] = slot;
+  }
+
+  private append(slot: number): void {
+    this.prev[slot] = this.tail;
+    this.next[slot] = NONE;
+    if (this.tail !== NONE) this.next[this.tail] = slot;
+    else this.head = slot;
+    this.tail = slot;
+  }
+
+  private unlink(slot: number): void {
+    const p = this.prev[slot]!;
+    const n = this.next[slot]!;
+    if (p !== NONE) this.next[p] = n;
+    else this.head = n;
+    if (n !== NONE) this.prev[n] = p;
+    else this.tail = p;
+    this.prev[slot] = NONE;
+    this.next[slot] = NONE;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The SSD tier's crash-safe index: an append-only journal of self-checking records plus a
+ * periodic checkpoint. A record is committed once its journal write is synced; recovery loads
+ * the checkpoint, replays the journal up to its first torn record (cut off there), and so
+ * keeps every committed entry and nothing torn. Memory is one entry per SSD slot at most.
+ */
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, write, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { RECORD_BYTES, decodeRecord, encodeRecord, type IndexRecord } from './record.js';
+
+export interface IndexEntry {
+  slot: number;
+  crc: number;
+  length: number;
+  seq: number;
+}
+
+export interface Recovery {
+  entries: number;
+  /** Journal bytes cut off as torn at the tail. */
+  tornBytes: number;
+  checkpointSeq: number;
+  journalRecords: number;
+}
+
+const CHECKPOINT_MAGIC = 0x434b564f;
+const CHECKPOINT_HEADER = 32;
+
+export class SsdIndex {
+  readonly entries = new Map<string, IndexEntry>();
+  private readonly bySlot = new Map<number, string>();
+  private journalFd: number;
+  private journalBytes = 0;
+  private journalRecords = 0;
+  private seq = 0;
+  private flushing: Promise<void> = Promise.resolve();
+  readonly recovery: Recovery;
+
+  constructor(private readonly dir: string, private readonly slots: number, private readonly checkpointEvery: number) {
+    const journal = join(dir, 'index.journal');
+    this.journalFd = openSync(journal, existsSync(journal) ? 'r+' : 'w+', 0o600);
+    this.recovery = this.recover();
+  }
+
+  /** The next sequence number (records are numbered by the index, in commit order). */
+  private nextSeq(): number {
+    return ++this.seq;
+  }
+
+  lookup(key: string): IndexEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  keyAt(slot: number): string | undefined {
+    return this.bySlot.get(slot);
+  }
+
+  /**
+   * Durably records a batch of puts and drops (one write, one fdatasync) and applies them.
+   * Batches commit in call order.
+   */
+  commit(changes: { type: 'put' | 'drop'; key: string; slot: number; crc: number; length: number }[]): Promise<void> {
+    const run = async () => {
+      const records: IndexRecord[] = changes.map((c) => ({ ...c, seq: this.nextSeq() }));
+      const bytes = Buffer.alloc(records.length * RECORD_BYTES);
+      records.forEach((r, i) => encodeRecord(r, bytes, i * RECORD_BYTES));
+      await writeAll(this.journalFd, bytes, this.journalBytes);
+      await new Promise<void>((resolve, reject) => fdatasync(this.journalFd, (e) => (e ? reject(e) : resolve())));
+      this.journalBytes += bytes.length;
+      this.journalRecords += records.length;
+      for (const r of records) this.apply(r);
+      if (this.journalRecords >= this.checkpointEvery) this.checkpoint();
+    };
+    const done = this.flushing.then(run);
+    this.flushing = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Writes the whole table as a checkpoint (atomic rename), then empties the journal. */
+  checkpoint(): void {
+    const list = [...this.entries];
+    const body = Buffer.alloc(list.length * RECORD_BYTES);
+    list.forEach(([key, e], i) => encodeRecord({ type: 'put', key, slot: e.slot, crc: e.crc, length: e.length, seq: e.seq }, body, i * RECORD_BYTES));
+    const header = Buffer.alloc(CHECKPOINT_HEADER);
+    header.writeUInt32LE(CHECKPOINT_MAGIC, 0);
+    header.writeUInt32LE(1, 4);
+    header.writeUInt32LE(this.seq % 0x1_0000_0000, 8);
+    header.writeUInt32LE(Math.floor(this.seq / 0x1_0000_0000), 12);
+    header.writeUInt32LE(list.length, 16);
+    header.writeUInt32LE(crc32(body) >>> 0, 20);
+    header.writeUInt32LE(crc32(header.subarray(0, 28)) >>> 0, 28);
+    const tmp = join(this.dir, 'index.checkpoint.tmp');
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, header, 0, header.length, 0);
+      writeSync(fd, body, 0, body.length, CHECKPOINT_HEADER);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, join(this.dir, 'index.checkpoint'));
+    syncDir(this.dir);
+    // Records at or below the checkpoint's sequence are ignored at recovery, so a crash
+    // between the rename and this truncation loses nothing.
+    ftruncateSync(this.journalFd, 0);
+    fdatasyncSync(this.journalFd);
+    this.journalBytes = 0;
+    this.journalRecords = 0;
+  }
+
+  close(): void {
+    closeSync(this.journalFd);
+  }
+
+  private apply(r: IndexRecord): void {
+    if (r.seq > this.seq) this.seq = r.seq;
+    if (r.type === 'drop') {
+      if (this.bySlot.get(r.slot) === r.key) {
+        this.bySlot.delete(r.slot);
+        this.entries.delete(r.key);
+      }
+      return;
+    }
+    if (r.slot >= this.slots) return; // an index from a larger tier: that slot is gone.
+    const previous = this.bySlot.get(r.slot);
+    if (previous !== undefined) this.entries.delete(previous);
+    const old = this.entries.get(r.key);
+    if (old !== undefined) this.bySlot.delete(old.slot);
+    this.entries.set(r.key, { slot: r.slot, crc: r.crc, length: r.length, seq: r.seq });
+    this.bySlot.set(r.slot, r.key);
+  }
+
+  private recover(): Recovery {
+    let checkpointSeq = 0;
+    const file = join(this.dir, 'index.checkpoint');
+    if (existsSync(file)) {
+      const data = readFileSync(file);
+      const ok = data.length >= CHECKPOINT_HEADER && data.readUInt32LE(0) === CHECKPOINT_MAGIC && (crc32(data.subarray(0, 28)) >>> 0) === data.readUInt32LE(28);
+      const count = ok ? data.readUInt32LE(16) : 0;
+      const body = data.subarray(CHECKPOINT_HEADER, CHECKPOINT_HEADER + count * RECORD_BYTES);
+      // A checkpoint is written whole before its rename: a bad one is corruption, not a tear.
+      if (!ok || body.length !== count * RECORD_BYTES || (crc32(body) >>> 0) !== data.readUInt32LE(20)) throw Object.assign(new Error(`${file}: checkpoint fails its checksum`), { code: 'ECHECKPOINT' });
+      checkpointSeq = data.readUInt32LE(12) * 0x1_0000_0000 + data.readUInt32LE(8);
+      for (let at = 0; at < body.length; at += RECORD_BYTES) {
+        const r = decodeRecord(body, at);
+        if (r) this.apply(r);
+      }
+      if (checkpointSeq > this.seq) this.seq = checkpointSeq;
+    }
+    const size = fstatSync(this.journalFd).size;
+    const journal = Buffer.alloc(size);
+    if (size > 0) readFull(this.journalFd, journal);
+    let at = 0;
+    let replayed = 0;
+    for (; at + RECORD_BYTES <= size; at += RECORD_BYTES) {
+      const r = decodeRecord(journal, at);
+      if (!r) break;
+      replayed++;
+      if (r.seq > checkpointSeq) this.apply(r);
+    }
+    const tornBytes = size - at;
+    if (tornBytes > 0) {
+      ftruncateSync(this.journalFd, at);
+      fdatasyncSync(this.journalFd);
+    }
+    this.journalBytes = at;
+    this.journalRecords = replayed;
+    return { entries: this.entries.size, tornBytes, checkpointSeq, journalRecords: replayed };
+  }
+}
+
+function readFull(fd: number, into: Buffer): void {
+  let done = 0;
+  while (done < into.length) {
+    const n = readSyncAt(fd, into, done);
+    if (n === 0) break;
+    done += n;
+  }
+}
+
+const readSyncAt = (fd: number, into: Buffer, at: number) => readSync(fd, into, at, into.length - at, at);
+
+async function writeAll(fd: number, bytes: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const n = await new Promise<number>((resolve, reject) => write(fd, bytes, done, bytes.length - done, position + done, (e, w) => (e ? reject(e) : resolve(w))));
+    done += n;
+  }
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,1 @@
+export { CLIENT_PY } from './python.js';

@@ -1,0 +1,68 @@
+// Every argument check of the raw binding in one place. The TypeScript side validates first;
+// these make a wrong call straight into the addon a JS TypeError/RangeError with a `code`,
+// never undefined behaviour.
+#pragma once
+#include <napi.h>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include "backing_store.h"
+
+namespace orbitkv {
+
+inline Napi::Error ArgError(Napi::Env env, bool range, const std::string& what) {
+  Napi::Error e = range ? Napi::Error(Napi::RangeError::New(env, what)) : Napi::Error(Napi::TypeError::New(env, what));
+  e.Set("code", Napi::String::New(env, range ? "ERR_OUT_OF_RANGE" : "ERR_INVALID_ARG_TYPE"));
+  return e;
+}
+
+/** An integer argument in [min, max]. */
+inline int64_t ArgInt(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t min, int64_t max) {
+  Napi::Env env = info.Env();
+  if (info.Length() <= i || !info[i].IsNumber()) throw ArgError(env, false, std::string(name) + " must be a number");
+  double v = info[i].As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(v) || std::floor(v) != v) throw ArgError(env, true, std::string(name) + " must be an integer");
+  if (v < static_cast<double>(min) || v > static_cast<double>(max))
+    throw ArgError(env, true, std::string(name) + " must be in " + std::to_string(min) + ".." + std::to_string(max));
+  return static_cast<int64_t>(v);
+}
+
+/** A function argument. */
+inline Napi::Function ArgFunction(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (info.Length() <= i || !info[i].IsFunction()) throw ArgError(info.Env(), false, std::string(name) + " must be a function");
+  return info[i].As<Napi::Function>();
+}
+
+/** A byte view pinned for native use: `store` keeps the memory alive even if JS detaches it. */
+struct Bytes {
+  uint8_t* data = nullptr;
+  size_t length = 0;
+  std::shared_ptr<v8::BackingStore> store;
+};
+
+/** A Uint8Array (or Buffer) that is not detached. */
+inline Bytes ArgBytes(Napi::Env env, Napi::Value value, const char* name) {
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+    throw ArgError(env, false, std::string(name) + " must be a Uint8Array");
+  auto view = value.As<Napi::Uint8Array>();
+  Napi::ArrayBuffer buffer = view.ArrayBuffer();  // moves an on-heap array's bytes off the heap first
+  bool detached = false;
+  napi_is_detached_arraybuffer(env, buffer, &detached);
+  if (detached) {
+    Napi::Error e = Napi::TypeError::New(env, std::string(name) + " is detached (its ArrayBuffer was transferred)");
+    e.Set("code", Napi::String::New(env, "ERR_BUFFER_DETACHED"));
+    throw e;
+  }
+  Bytes bytes;
+  bytes.store = BackingStoreOf(buffer);
+  bytes.data = static_cast<uint8_t*>(buffer.Data()) + view.ByteOffset();
+  bytes.length = view.ByteLength();
+  return bytes;
+}
+
+inline Bytes ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  return ArgBytes(info.Env(), info.Length() > i ? info[i] : info.Env().Undefined(), name);
+}
+
+}  // namespace orbitkv

@@ -1,0 +1,25 @@
+// The raw I/O binding's arguments, checked in one place for both backends: a wrong call
+// straight into the addon is a JS TypeError/RangeError with a code, never a crash or an op
+// that cannot complete.
+#pragma once
+#include <napi.h>
+#include <memory>
+#include "io/io_op.h"
+
+namespace orbitkv {
+
+/** Deepest ring either backend opens (io_uring's own limit, IORING_MAX_ENTRIES). */
+constexpr int64_t kMaxDepth = 32768;
+/** Most segments one vectored op takes (IOV_MAX). */
+constexpr uint32_t kMaxSegments = 1024;
+
+/** queue(id, kind, fd, buffer|null, bufferOffset, length, fileOffset, bufIndex) */
+std::unique_ptr<IoOp> ParseQueue(const Napi::CallbackInfo& info);
+/** queueVec(id, kind, fd, buffers[], fileOffset) */
+std::unique_ptr<IoOp> ParseQueueVec(const Napi::CallbackInfo& info);
+/** new Backend(depth, onComplete, ids, results): the depth. */
+unsigned ParseDepth(const Napi::CallbackInfo& info);
+/** A duplicate id would orphan the first op's completion: refused. */
+Napi::Error DuplicateId(Napi::Env env, uint32_t id);
+
+}  // namespace orbitkv

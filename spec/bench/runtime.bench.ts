@@ -1,0 +1,194 @@
+/**
+ * `npm run bench -- runtime`: the Manager against peers measured in the same run.
+ *   - lookup round trip from a Python process (the client's protocol core), p50 and p99, paced at
+ *     1,000 and 10,000 lookups/s; peer: a bare echo over the same socket and framing
+ *     (targets: p50 < 100 µs, within 2× of the echo);
+ *   - restore from the SSD tier (a restarted Manager: DRAM cold) into shared-memory pages vs
+ *     fio reading the same bytes with the same pattern (≥ 0.85);
+ *   - restore from the DRAM tier into pages vs a plain memcpy of the same bytes (≥ 0.8);
+ *   - save pages → DRAM → SSD (synced, committed) vs fio writing the same bytes (≥ 0.85);
+ *   - what xstate costs per lookup ticket (createActor, start, two events) vs a plain object.
+ * ORBITKV_BENCH_DIR (default .bench-tmp/) holds the SSD tier; ORBITKV_BENCH_RUNTIME_MIB the bytes
+ * moved (default 256); block size 256 KiB.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createActor } from 'xstate';
+import { lookupTicketMachine } from '../../engine/runtime/lifecycles/index.js';
+import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
+import { CLIENT_PY } from '../../generators/client/index.js';
+import { costRatio, printReport, rateRatio, type BenchResult } from './report.js';
+
+const MiB = 1024 * 1024;
+const BLOCK = 256 * 1024;
+const REPO = resolve(import.meta.dirname, '..', '..');
+const dir = resolve(process.env['ORBITKV_BENCH_DIR'] ?? '.bench-tmp', 'runtime');
+const bytes = Number(process.env['ORBITKV_BENCH_RUNTIME_MIB'] ?? 256) * MiB;
+const blocks = Math.floor(bytes / BLOCK);
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(join(dir, 'run'), { recursive: true, mode: 0o700 });
+const socket = join(dir, 'run', 'm.sock');
+const ssdDir = join(dir, 'ssd');
+const NS = { model: 'bench', layout: 'bench', blockSize: 16 };
+const PROFILE = (() => {
+  const file = join(REPO, 'spec', 'vectors', 'rejections', 'vllm.multi-group.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { cases: { profile: unknown; expected: { accepted: boolean } }[] }).cases.find((c) => c.expected.accepted)!.profile;
+})();
+
+function serve(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'engine/cli/main.ts'), 'serve', '--socket', socket, '--dram', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--ssd', ssdDir, '--ssd-size', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--block-size', '256k', '--lease-ms', '600000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((ok, fail) => {
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (err.includes('"event":"serving"')) ok(child);
+    });
+    child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+const stop = (c: ChildProcess) => new Promise<void>((ok) => { c.once('exit', () => ok()); c.kill('SIGTERM'); });
+
+function pageFile(pages: number): string {
+  const path = `/dev/shm/okv-bench-${process.pid}-${pages}`;
+  const fd = openSync(path, 'w+', 0o600);
+  writeSync(fd, Buffer.alloc(1), 0, 1, pages * BLOCK + pages - 1);
+  for (let i = 0; i < pages; i++) writeSync(fd, Buffer.alloc(BLOCK, i & 0xff), 0, BLOCK, i * BLOCK);
+  closeSync(fd);
+  return path;
+}
+
+async function client(path: string, pages: number): Promise<ManagerClient> {
+  const c = await ManagerClient.connect(socket);
+  const w = await c.hello(PROFILE);
+  if (w.opcode !== OPCODE.welcome) throw new Error(JSON.stringify(w.body));
+  await c.request(OPCODE.registerPages, { path, pageBytes: BLOCK, pages, flagsOffset: pages * BLOCK });
+  return c;
+}
+
+function fio(rw: 'randread' | 'randwrite', file: string): number {
+  const out = execFileSync('fio', ['--name=okv', `--filename=${file}`, '--ioengine=io_uring', '--direct=1', `--rw=${rw}`, `--bs=${BLOCK}`, '--iodepth=16', `--size=${bytes}`, `--io_size=${bytes}`, '--randrepeat=0', ...(rw === 'randwrite' ? ['--end_fsync=1'] : []), '--output-format=json'], { encoding: 'utf8', maxBuffer: 64 * MiB });
+  const job = JSON.parse(out.slice(out.indexOf('{'))).jobs[0];
+  return (rw === 'randwrite' ? job.write : job.read).bw_bytes as number;
+}
+
+const results: BenchResult[] = [];
+const hashes = Array.from({ length: blocks }, (_, i) => `b${i}`);
+const chunks = (n: number) => Array.from({ length: Math.ceil(blocks / n) }, (_, i) => [i * n, Math.min(blocks, (i + 1) * n)] as const);
+
+// Save: pages → DRAM → SSD, synced and committed, vs fio writing the same bytes.
+let manager = await serve();
+const src = pageFile(blocks);
+let c = await client(src, blocks);
+let t0 = performance.now();
+for (const [a, b] of chunks(1024)) {
+  const r = await c.request(OPCODE.save, { namespace: NS, hashes: hashes.slice(a, b), pages: hashes.slice(a, b).map((_, i) => a + i) });
+  if (!(r.body.blocks as string[]).every((x) => x === 'stored')) throw new Error(JSON.stringify(r.body).slice(0, 300));
+}
+const saveRate = bytes / ((performance.now() - t0) / 1000);
+const fioFile = join(dir, 'fio.bin');
+const fioWrite = fio('randwrite', fioFile);
+results.push({ name: `save ${bytes / MiB} MiB pages→DRAM→SSD (committed)`, unit: 'GB/s', ours: saveRate / 1e9, peer: fioWrite / 1e9, peerName: 'fio randwrite 256k qd16 + fsync', ratio: rateRatio(saveRate, fioWrite), target: 0.85 });
+
+// DRAM restore into pages vs memcpy of the same bytes.
+const dst = pageFile(blocks);
+const d = await client(dst, blocks);
+const restoreAll = async (who: ManagerClient) => {
+  const start = performance.now();
+  for (const [a, b] of chunks(1024)) {
+    const t = await who.request(OPCODE.lookup, { namespace: NS, hashes: hashes.slice(a, b), request: `r${a}-${Math.random()}`, rank: 0, worldSize: 1, deadlineMs: 10_000 });
+    const r = await who.request(OPCODE.restore, { ticket: t.body.ticket, pages: hashes.slice(a, b).map((_, i) => a + i) });
+    if (r.body.state !== 'done') throw new Error(JSON.stringify(r.body).slice(0, 300));
+  }
+  return bytes / ((performance.now() - start) / 1000);
+};
+const dramRate = await restoreAll(d);
+const from = Buffer.alloc(bytes, 1);
+const to = Buffer.alloc(bytes);
+t0 = performance.now();
+from.copy(to);
+const memcpy = bytes / ((performance.now() - t0) / 1000);
+results.push({ name: `restore ${bytes / MiB} MiB DRAM→pages`, unit: 'GB/s', ours: dramRate / 1e9, peer: memcpy / 1e9, peerName: 'Buffer.copy (memcpy)', ratio: rateRatio(dramRate, memcpy), target: 0.8 });
+await Promise.all([c.close(), d.close()]);
+await stop(manager);
+
+// SSD restore: a restarted Manager (DRAM cold) vs fio reading the same bytes, same pattern.
+manager = await serve();
+c = await client(dst, blocks);
+const ssdRate = await restoreAll(c);
+const fioRead = fio('randread', join(ssdDir, 'blocks.dat'));
+results.push({ name: `restore ${bytes / MiB} MiB SSD→DRAM→pages (restarted)`, unit: 'GB/s', ours: ssdRate / 1e9, peer: fioRead / 1e9, peerName: 'fio randread 256k qd16', ratio: rateRatio(ssdRate, fioRead), target: 0.85 });
+await c.close();
+
+// Lookup round trip from Python vs a bare echo over the same socket and framing.
+writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);
+const PY = String.raw`
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import orbitkv_client as okv
+sock, profile, ns, rate, seconds = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+c = okv.Connection(sock)
+c.hello(profile, client="bench")
+chain = ["b%d" % i for i in range(16)]
+def run(kind):
+    lat = []
+    period = 1.0 / rate
+    n = int(rate * seconds)
+    start = time.perf_counter()
+    for i in range(n):
+        due = start + i * period
+        while time.perf_counter() < due:
+            pass
+        t = time.perf_counter_ns()
+        if kind == "echo":
+            c.request_raw(okv.OPCODE["echo"], b'{"ticket":1}')
+        else:
+            body = json.dumps({"namespace": ns, "hashes": chain, "request": "q%d" % i, "rank": 0, "worldSize": 1, "deadlineMs": 1000}, separators=(",", ":")).encode()
+            op, reply = c.request_raw(okv.OPCODE["lookup"], body)
+            lat.append(time.perf_counter_ns() - t)
+            c.request_raw(okv.OPCODE["release"], b'{"ticket":%d}' % json.loads(reply)["ticket"])
+            continue
+        lat.append(time.perf_counter_ns() - t)
+    elapsed = time.perf_counter() - start
+    lat.sort()
+    return {"p50": lat[len(lat) // 2] / 1e3, "p99": lat[int(len(lat) * 0.99)] / 1e3, "rate": n / elapsed}
+run("echo")
+print(json.dumps({"echo": run("echo"), "lookup": run("lookup")}))
+`;
+for (const rate of [1000, 10000]) {
+  const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), '2'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup', { p50: number; p99: number; rate: number }>;
+  for (const q of ['p50', 'p99'] as const) {
+    results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s)`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
+  }
+}
+await stop(manager);
+
+// xstate per lookup ticket vs a plain object doing the same transitions.
+const effects = { trim: () => undefined, releaseAll: () => undefined };
+const N = 20_000;
+t0 = performance.now();
+for (let i = 0; i < N; i++) {
+  const a = createActor(lookupTicketMachine, { input: { effects, deadlineMs: 1000, leaseMs: 1000 } }).start();
+  a.send({ type: 'AGREED', boundary: 4 });
+  a.send({ type: 'RELEASE' });
+}
+const xs = ((performance.now() - t0) * 1000) / N;
+t0 = performance.now();
+let sink = 0;
+for (let i = 0; i < N; i++) {
+  const o = { state: 'pending', boundary: 0, timer: setTimeout(() => undefined, 1000) };
+  o.state = 'ready';
+  o.boundary = 4;
+  clearTimeout(o.timer);
+  o.state = 'released';
+  sink += o.boundary;
+}
+const plain = ((performance.now() - t0) * 1000) / N + sink * 0;
+results.push({ name: 'lookup ticket lifecycle (create, start, agree, release)', unit: 'µs/op', ours: xs, peer: plain, peerName: 'plain object + timer', ratio: costRatio(xs, plain), target: 'reported' });
+
+rmSync(src, { force: true });
+rmSync(dst, { force: true });
+rmSync(dir, { recursive: true, force: true });
+printReport('runtime', results);

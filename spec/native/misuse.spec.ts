@@ -1,0 +1,265 @@
+/**
+ * The native I/O layer under misuse, on both backends: every case ends in a JS error naming
+ * the errno (or a refusal with a code), never a crash, a hung op or a byte in the wrong file.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, openSync, closeSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  CancelledError,
+  IoError,
+  RingClosedError,
+  allocAligned,
+  liveNativeOps,
+  openFile,
+  openRing,
+  type IoBackendName,
+} from '../../native/index.js';
+import { binding, type RawIoBackend } from '../../native/lib/binding.js';
+import { runFixture, scratchDir } from './fixtures/scratch.js';
+
+const BLOCK = 4096;
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+function rawBackend(backend: IoBackendName, depth = 4): RawIoBackend {
+  const raw = binding();
+  const Cls = backend === 'io_uring' ? raw.UringRing : raw.PoolIo;
+  return new Cls(depth, () => {}, new Uint32Array(16), new Float64Array(16));
+}
+
+for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
+  describe(`native misuse (${backend})`, function () {
+    this.timeout(60_000);
+    const scratch = scratchDir(`misuse-${backend}`);
+    after(() => scratch.remove());
+
+    it('refuses unaligned O_DIRECT offsets, lengths and buffers with EINVAL', async () => {
+      const ring = openRing({ depth: 8, backend });
+      const file = openFile(scratch.path('unaligned.bin'), { create: true });
+      await ring.write(file, allocAligned(4 * BLOCK), 0);
+      const cases = [
+        ring.read(file, allocAligned(BLOCK), 100),
+        ring.read(file, allocAligned(BLOCK), 0, 100),
+        ring.write(file, allocAligned(2 * BLOCK).subarray(7, 7 + BLOCK), 0),
+        ring.write(file, allocAligned(BLOCK), 3),
+      ];
+      for (const c of cases) await assert.rejects(c, (e: unknown) => e instanceof IoError && e.code === 'EINVAL' && e.file === file.path);
+      await ring.close();
+      await file.close();
+    });
+
+    it('reads past the end of file as 0 bytes and a straddling read as the bytes that exist', async () => {
+      const ring = openRing({ depth: 8, backend });
+      const file = openFile(scratch.path('eof.bin'), { create: true });
+      await ring.write(file, allocAligned(2 * BLOCK).fill(9), 0);
+      assert.equal(await ring.read(file, allocAligned(BLOCK), 1 << 30), 0);
+      assert.equal(await ring.read(file, allocAligned(4 * BLOCK), BLOCK), BLOCK);
+      await ring.close();
+      await file.close();
+    });
+
+    it('refuses bad offsets, lengths and options before anything reaches the kernel', async () => {
+      const ring = openRing({ depth: 8, backend });
+      const file = openFile(scratch.path('args.bin'), { create: true });
+      const buf = allocAligned(BLOCK);
+      for (const offset of [-2, 1.5, NaN, Infinity, 2 ** 60]) await assert.rejects(ring.read(file, buf, offset), RangeError);
+      await assert.rejects(ring.read(file, buf, 0, BLOCK + 1), RangeError);
+      await assert.rejects(ring.read(file, buf, 0, -1), RangeError);
+      await assert.rejects(ring.read(file, buf, 0, BLOCK, -4096), RangeError);
+      await assert.rejects(ring.read(file, buf, 0, 1, BLOCK), RangeError);
+      await assert.rejects(ring.readv(file, [], 0), RangeError);
+      await assert.rejects(ring.read(file, buf, 0, BLOCK, 0, { deadlineMs: -1 }), RangeError);
+      await assert.rejects(ring.read({ fd: 0, path: 'x' } as never, buf, 0), TypeError);
+      await assert.rejects(ring.read(file, 'not a buffer' as never, 0), (e: unknown) => e instanceof TypeError || e instanceof RangeError);
+      assert.equal(ring.stats.inFlight, 0);
+      await ring.close();
+      await file.close();
+      assert.equal(liveNativeOps(), 0);
+    });
+
+    it('refuses depths 0 to 1e9 outside 1..32768, in TypeScript and in the raw binding', () => {
+      for (const depth of [0, -1, 0.5, 32769, 1e9, NaN]) {
+        assert.throws(() => openRing({ depth, backend }), RangeError);
+        assert.throws(() => rawBackend(backend, depth), (e: unknown) => e instanceof RangeError && (e as { code?: string }).code === 'ERR_OUT_OF_RANGE');
+      }
+      for (const depth of [1, 4096]) rawBackend(backend, depth).close();
+    });
+
+    it('closes twice harmlessly and refuses every op after close, naming it', async () => {
+      const ring = openRing({ depth: 4, backend });
+      const file = openFile(scratch.path('closed.bin'), { create: true });
+      await ring.write(file, allocAligned(BLOCK), 0);
+      const first = ring.close();
+      assert.equal(ring.close(), first);
+      await first;
+      await assert.rejects(ring.read(file, allocAligned(BLOCK), 0), RingClosedError);
+      assert.throws(() => ring.registerBuffers([]), RingClosedError);
+      const other = openRing({ depth: 4, backend });
+      const closing = file.close();
+      assert.equal(file.close(), closing);
+      await closing;
+      await assert.rejects(other.write(file, allocAligned(BLOCK), 0), (e: unknown) => e instanceof IoError && e.code === 'EBADF' && e.op === 'write');
+      await other.close();
+      // The raw backend after close: a coded error, not a use of a torn-down ring.
+      const raw = rawBackend(backend);
+      raw.close();
+      raw.close();
+      assert.throws(() => raw.submit(), { code: 'ERING_CLOSED' });
+      assert.throws(() => raw.queue(1, 0, 0, allocAligned(BLOCK), 0, BLOCK, 0, -1), { code: 'ERING_CLOSED' });
+    });
+
+    it('reports writes to a read-only file as EBADF', async () => {
+      const path = scratch.path('ro.bin');
+      writeFileSync(path, Buffer.alloc(BLOCK));
+      const ring = openRing({ depth: 4, backend });
+      const file = openFile(path); // read-only
+      await assert.rejects(ring.write(file, allocAligned(BLOCK), 0), (e: unknown) => e instanceof IoError && e.code === 'EBADF');
+      assert.equal(await ring.read(file, allocAligned(BLOCK), 0), BLOCK);
+      await ring.close();
+      await file.close();
+    });
+
+    it('reports a full file system as ENOSPC (a 64 KiB tmpfs)', async function () {
+      const mount = scratch.path('tmpfs');
+      mkdirSync(mount);
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mount], { stdio: 'ignore' });
+      } catch {
+        this.skip(); // needs root; the file-size limit spec (EFBIG) covers the rest
+      }
+      try {
+        const ring = openRing({ depth: 4, backend });
+        const file = openFile(`${mount}/full.bin`, { create: true, direct: 'auto' });
+        const buf = allocAligned(256 * 1024).fill(1);
+        await assert.rejects(
+          (async () => {
+            for (let at = 0; at < 1 << 20; at += buf.length) {
+              const n = await ring.write(file, buf, at);
+              if (n < buf.length) throw new Error(`short write of ${n}`);
+            }
+          })(),
+          (e: unknown) => e instanceof IoError && e.code === 'ENOSPC' && e.file === file.path,
+        );
+        await ring.close();
+        await file.close();
+      } finally {
+        execFileSync('umount', [mount]);
+      }
+    });
+
+    it('keeps buffers detached (transferred) in flight alive through GC, and refuses submitting a detached one', async () => {
+      const dir = scratch.path('detach');
+      mkdirSync(dir);
+      const r = await runFixture(fixture('detach-in-flight.ts'), [dir, backend], '', ['--expose-gc']);
+      assert.equal(r.code, 0, `exit ${r.code}: ${r.stderr.slice(-2000)}`);
+      const report = JSON.parse(r.stdout) as Record<string, unknown>;
+      assert.equal(report['fifoRead'], 64 * 1024);
+      assert.equal(report['churnIntact'], true);
+      // Reads already submitted complete into the pinned memory; those still queued in the ring
+      // when their buffer went are refused. Nothing else.
+      const reads = report['directReads'] as Record<string, number>;
+      assert.deepEqual(Object.keys(reads).filter((k) => k !== String(BLOCK) && k !== 'ERR_BUFFER_DETACHED'), []);
+      assert.ok((reads[String(BLOCK)] ?? 0) >= 1, JSON.stringify(reads));
+      assert.equal((reads[String(BLOCK)] ?? 0) + (reads['ERR_BUFFER_DETACHED'] ?? 0), 256);
+      assert.deepEqual(report['detachedSubmit'], { name: 'TypeError', code: 'ERR_BUFFER_DETACHED' });
+      assert.equal(report['liveOps'], 0);
+    });
+
+    it('closing a file with writes queued drains them before the fd closes: no byte lands in a file that reuses the fd', async () => {
+      const ring = openRing({ depth: 1, backend });
+      const a = openFile(scratch.path('a.bin'), { create: true });
+      const writes = Array.from({ length: 8 }, (_, i) => ring.write(a, allocAligned(BLOCK).fill(0xa0 + i), i * BLOCK));
+      const closing = a.close();
+      assert.equal(a.closed, true);
+      // If the fd were closed now, B would get its number and the queued 32 KiB would go to B.
+      const b = openFile(scratch.path('b.bin'), { create: true });
+      assert.notEqual(b.fd, a.fd);
+      assert.deepEqual(await Promise.all(writes), Array(8).fill(BLOCK));
+      await closing;
+      const back = readFileSync(scratch.path('a.bin'));
+      assert.equal(back.length, 8 * BLOCK);
+      for (let i = 0; i < 8; i++) assert.ok(back.subarray(i * BLOCK, (i + 1) * BLOCK).every((x) => x === 0xa0 + i));
+      assert.equal(statSync(scratch.path('b.bin')).size, 0);
+      // Now A's fd number is free: a file opened next may take it, and nothing of A's reaches it.
+      const c = openFile(scratch.path('c.bin'), { create: true });
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(statSync(scratch.path('c.bin')).size, 0);
+      await Promise.all([b.close(), c.close()]);
+      await ring.close();
+    });
+
+    it('closing a file with cancel settles each queued write definitely, then closes the fd', async () => {
+      const ring = openRing({ depth: 1, backend });
+      const path = scratch.path('cancel-close.bin');
+      const a = openFile(path, { create: true });
+      const writes = Array.from({ length: 8 }, (_, i) => ring.write(a, allocAligned(BLOCK).fill(1 + i), i * BLOCK));
+      const settled = Promise.allSettled(writes);
+      await a.close({ cancel: true });
+      const results = await settled;
+      const data = readFileSync(path);
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled') assert.ok(data.subarray(i * BLOCK, (i + 1) * BLOCK).every((x) => x === 1 + i));
+        else assert.ok(r.reason instanceof CancelledError, String(r.reason));
+      });
+      assert.ok(results.filter((r) => r.status === 'rejected').length >= 6, 'queued writes behind depth 1 are cancelled');
+      assert.equal(a.pending, 0);
+      await ring.close();
+    });
+
+    it('refuses an unknown op kind, a vectored kind on queue() and a duplicate id in the raw binding', () => {
+      const raw = rawBackend(backend);
+      const fd = openSync(scratch.path('raw.bin'), 'w+');
+      const buf = allocAligned(BLOCK);
+      assert.throws(() => raw.queue(1, 99, fd, buf, 0, BLOCK, 0, -1), (e: unknown) => e instanceof RangeError && /unknown op kind 99/.test(e.message));
+      assert.throws(() => raw.queue(1, -1, fd, buf, 0, BLOCK, 0, -1), RangeError);
+      assert.throws(() => raw.queue(1, 3, fd, buf, 0, BLOCK, 0, -1), RangeError);
+      assert.throws(() => raw.queueVec(1, 0, fd, [buf], 0), RangeError);
+      assert.equal(raw.inFlight, 0);
+      assert.equal(liveNativeOps(), 0);
+      closeSync(fd);
+      raw.close();
+    });
+
+    it('turns wrong argument types to the raw binding into TypeErrors and RangeErrors, leaking nothing', async () => {
+      const raw = rawBackend(backend);
+      const fd = openSync(scratch.path('types.bin'), 'w+');
+      const buf = allocAligned(BLOCK);
+      const calls: Array<() => unknown> = [
+        () => raw.queue('1' as never, 0, fd, buf, 0, BLOCK, 0, -1),
+        () => raw.queue(1, 0, 'fd' as never, buf, 0, BLOCK, 0, -1),
+        () => raw.queue(1, 0, -5, buf, 0, BLOCK, 0, -1),
+        () => raw.queue(1, 0, fd, {} as never, 0, BLOCK, 0, -1),
+        () => raw.queue(1, 0, fd, new Uint16Array(8) as never, 0, 8, 0, -1),
+        () => raw.queue(1, 0, fd, null, 0, BLOCK, 0, -1),
+        () => raw.queue(1, 0, fd, buf, 0, BLOCK + 1, 0, -1),
+        () => raw.queue(1, 0, fd, buf, BLOCK, 1, 0, -1),
+        () => raw.queue(1, 0, fd, buf, 0, BLOCK, -7, -1),
+        () => raw.queue(1, 0, fd, buf, 0, BLOCK, 0, 'x' as never),
+        () => (raw.queue as (...a: unknown[]) => void)(),
+        () => raw.queueVec(1, 3, fd, 'nope' as never, 0),
+        () => raw.queueVec(1, 3, fd, [1, 2] as never, 0),
+        () => raw.queueVec(1, 3, fd, [], 0),
+        () => raw.registerBuffers(5 as never),
+        () => raw.registerBuffers([{}] as never),
+        () => raw.cancel('a' as never),
+        () => new (binding().UringRing)(4, null as never, new Uint32Array(4), new Float64Array(4)),
+        () => new (binding().PoolIo)(4, () => {}, new Uint32Array(0), new Float64Array(4)),
+        () => new (binding().PoolIo)(4, () => {}, new Float64Array(4) as never, new Float64Array(4)),
+        () => new (binding().UringRing)('4' as never, () => {}, new Uint32Array(4), new Float64Array(4)),
+      ];
+      calls.forEach((call, i) => assert.throws(call, (e: unknown) => e instanceof TypeError || e instanceof RangeError, `call ${i}`));
+      assert.equal(raw.inFlight, 0);
+      assert.equal(liveNativeOps(), 0);
+      // A first op under an id is taken; a second under the same id is refused (EEXIST).
+      raw.queue(7, 2, fd, null, 0, 0, 0, -1);
+      assert.throws(() => raw.queue(7, 2, fd, null, 0, 0, 0, -1), { code: 'EEXIST' });
+      raw.submit();
+      const until = Date.now() + 5000;
+      while (raw.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(raw.inFlight, 0);
+      raw.close();
+      closeSync(fd);
+    });
+  });
+}

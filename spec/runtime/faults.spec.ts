@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, openSync, writeSync, closeSync, statSync, appendFileSync, readdirSync, chmodSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ManagerClient, OPCODE, encodeFrame, HEADER_BYTES } from '../../engine/runtime/index.js';
+import { NS, acceptedProfile, blockBytes, engineClient, lookupBody, pageFile, startManager, tempDir, type ManagerProcess } from './support.js';
+
+const BLOCK = 64 * 1024;
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('runtime: faults against a real Manager', function () {
+  this.timeout(120_000);
+
+  describe('bad frames close only their own connection', () => {
+    let m: ManagerProcess;
+    before(async () => {
+      m = await startManager(['--dram', '256k', '--block-size', '64k']);
+    });
+    after(async () => {
+      if (m.child.exitCode === null) await m.stop();
+    });
+
+    const faulty: [string, () => Buffer][] = [
+      ['random bytes', () => randomBytes(4096)],
+      ['an oversize length', () => encodeFrame(OPCODE.echo, 1, Buffer.alloc(0)).fill(0, 16, 20).fill(0xff, 16, 19)],
+    ];
+    for (const [name, bytes] of faulty) {
+      it(`${name}: that connection gets OKV7104 and is closed; another client keeps being served`, async () => {
+        const good = await ManagerClient.connect(m.socket);
+        assert.equal((await good.hello(acceptedProfile())).opcode, OPCODE.welcome);
+        const bad = await ManagerClient.connect(m.socket);
+        await bad.hello(acceptedProfile());
+        bad.raw(bytes());
+        await bad.whenClosed();
+        assert.ok(bad.unsolicited.some((r) => r.opcode === OPCODE.error && r.body.code === 'OKV7104'), JSON.stringify(bad.unsolicited));
+        const echo = await good.request(OPCODE.echo, { alive: true });
+        assert.deepEqual(echo.body, { alive: true });
+        await good.close();
+      });
+    }
+
+    it('a truncated frame then end of stream: logged, the session drained, the Manager keeps serving', async () => {
+      const bad = await ManagerClient.connect(m.socket);
+      await bad.hello(acceptedProfile());
+      bad.raw(encodeFrame(OPCODE.echo, 2, Buffer.from('{"half":true}')).subarray(0, HEADER_BYTES + 3));
+      await bad.close();
+      await wait(100);
+      assert.ok(m.logs.some((l) => l.event === 'frame-fault' && l.kind === 'truncated'));
+      const good = await ManagerClient.connect(m.socket);
+      assert.equal((await good.hello(acceptedProfile())).opcode, OPCODE.welcome);
+      await good.close();
+    });
+
+    it('a second Manager on the same socket refuses with OKV7004 naming the first one\'s pid', () => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'engine/cli/main.ts', 'serve', '--socket', m.socket, '--dram', '256k', '--block-size', '64k'], { encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, /OKV7004/);
+      assert.match(r.stderr, new RegExp(`pid ${m.child.pid}`));
+    });
+
+    it('the socket is 0600 in a 0700 folder, and another uid cannot connect', () => {
+      assert.equal(statSync(m.socket).mode & 0o777, 0o600);
+      assert.equal(statSync(dirname(m.socket)).mode & 0o777, 0o700);
+      if (process.getuid?.() !== 0) return;
+      // Let the other uid reach the folder, so the socket's own mode is what refuses it.
+      chmodSync(dirname(dirname(m.socket)), 0o711);
+      chmodSync(dirname(m.socket), 0o711);
+      try {
+        const r = spawnSync(process.execPath, ['-e', `require('net').connect(${JSON.stringify(m.socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',e=>{console.log(e.code);process.exit(3)})`], { encoding: 'utf8', uid: 65534, gid: 65534, timeout: 10_000 });
+        assert.equal(r.stdout.trim(), 'EACCES');
+      } finally {
+        chmodSync(dirname(m.socket), 0o700);
+        chmodSync(dirname(dirname(m.socket)), 0o700);
+      }
+    });
+
+    it('a peer of another uid that gets through widened modes is refused by its SO_PEERCRED uid and logged', async () => {
+      if (process.getuid?.() !== 0) return;
+      chmodSync(dirname(dirname(m.socket)), 0o711);
+      chmodSync(dirname(m.socket), 0o711);
+      chmodSync(m.socket, 0o666);
+      try {
+        const script = `const s=require('net').connect(${JSON.stringify(m.socket)});let got='';s.on('connect',()=>s.write(Buffer.alloc(24)));s.on('data',d=>got+=d);s.on('close',()=>{console.log(got.length?'served':'closed');process.exit(0)});s.on('error',e=>{console.log(e.code);process.exit(0)})`;
+        const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', uid: 65534, gid: 65534, timeout: 10_000 });
+        assert.ok(['closed', 'EPIPE', 'ECONNRESET'].includes(r.stdout.trim()), `the Manager closed it unserved: ${r.stdout}${r.stderr}`);
+        await wait(50);
+        const refused = m.logs.find((l) => l.event === 'peer-refused');
+        assert.equal(refused?.uid, 65534);
+      } finally {
+        chmodSync(m.socket, 0o600);
+        chmodSync(dirname(m.socket), 0o700);
+        chmodSync(dirname(dirname(m.socket)), 0o700);
+      }
+    });
+  });
+
+  describe('SSD tier: kill -9, restart, torn records, bad bytes, full', () => {
+    it('kill -9 during a stream of saves: after restart every acknowledged block is restored intact (SSD hot, DRAM cold)', async () => {
+      const ssd = tempDir('kill');
+      const sockDir = join(tempDir('ks'), 'run');
+      const flags = ['--dram', '512k', '--ssd', ssd, '--ssd-size', '8m', '--block-size', '64k', '--checkpoint-every', '16'];
+      const m = await startManager(flags, { socketDir: sockDir });
+      const pages = pageFile(64, BLOCK);
+      const c = await engineClient(m, pages, 64, BLOCK);
+      const acked: string[] = [];
+      const sent: string[] = [];
+      let i = 0;
+      const stream = (async () => {
+        for (;;) {
+          const h = `k${i}`;
+          const page = i % 64;
+          pages.write(page, blockBytes(h, BLOCK));
+          sent.push(h);
+          const r = await c.request(OPCODE.save, { namespace: NS, hashes: [h], pages: [page] });
+          if (r.opcode !== OPCODE.saveResult) return;
+          if ((r.body.blocks as string[])[0] === 'stored') acked.push(h);
+          i++;
+        }
+      })();
+      while (acked.length < 24) await wait(5);
+      await m.kill9();
+      await stream;
+      const again = await startManager(flags, { socketDir: sockDir });
+      const recovered = again.logs.find((l) => l.event === 'serving')!.recovered as { entries: number };
+      assert.ok(recovered.entries >= acked.length, `recovered ${recovered.entries} of ${acked.length} acknowledged`);
+      const dest = pageFile(1, BLOCK);
+      const d = await engineClient(again, dest, 1, BLOCK);
+      for (const h of sent) {
+        const t = await d.request(OPCODE.lookup, lookupBody([h]));
+        if (acked.includes(h)) assert.equal(t.body.state, 'ready', `${h} was acknowledged`);
+        if (t.body.state !== 'ready') continue;
+        assert.deepEqual(t.body.tiers, { dram: 0, ssd: 1 }, 'DRAM is cold after a restart');
+        const r = await d.request(OPCODE.restore, { ticket: t.body.ticket, pages: [0] });
+        assert.equal(r.body.state, 'done', `${h}: ${JSON.stringify(r.body)}`);
+        assert.ok(dest.read(0).equals(blockBytes(h, BLOCK)), `${h} restored intact`);
+      }
+      await d.close();
+      assert.equal(await again.stop(), 0);
+    });
+
+    it('a torn record at the journal tail is dropped at recovery; a block whose bytes changed is a miss, never served', async () => {
+      const ssd = tempDir('torn');
+      const flags = ['--dram', '256k', '--ssd', ssd, '--ssd-size', '1m', '--block-size', '64k'];
+      const m = await startManager(flags);
+      const pages = pageFile(4, BLOCK);
+      const c = await engineClient(m, pages, 4, BLOCK);
+      for (let i = 0; i < 4; i++) pages.write(i, blockBytes(`t${i}`, BLOCK));
+      assert.deepEqual((await c.request(OPCODE.save, { namespace: NS, hashes: ['t0', 't1', 't2', 't3'], pages: [0, 1, 2, 3] })).body.blocks, ['stored', 'stored', 'stored', 'stored']);
+      await c.close();
+      assert.equal(await m.stop(), 0);
+      appendFileSync(join(ssd, 'index.journal'), randomBytes(40));
+      // Change one byte of every slot: every block now fails its checksum.
+      const fd = openSync(join(ssd, 'blocks.dat'), 'r+');
+      for (let s = 0; s < 16; s++) writeSync(fd, Buffer.from([0x5a]), 0, 1, s * BLOCK + 100);
+      closeSync(fd);
+      const again = await startManager(flags);
+      const recovered = again.logs.find((l) => l.event === 'serving')!.recovered as { entries: number; tornBytes: number };
+      assert.equal(recovered.entries, 4);
+      assert.equal(recovered.tornBytes, 40);
+      const dest = pageFile(4, BLOCK);
+      const d = await engineClient(again, dest, 4, BLOCK);
+      const t = await d.request(OPCODE.lookup, lookupBody(['t0', 't1']));
+      assert.equal(t.body.boundary, 2);
+      const r = await d.request(OPCODE.restore, { ticket: t.body.ticket, pages: [0, 1] });
+      assert.equal(r.body.state, 'failed');
+      assert.deepEqual(r.body.blocks, ['checksum', 'checksum']);
+      assert.equal(dest.flag(0), 0, 'no completion flag for a block not served');
+      assert.ok(!dest.read(0).equals(blockBytes('t0', BLOCK)));
+      const after = await d.request(OPCODE.lookup, lookupBody(['t0']));
+      assert.equal(after.body.state, 'miss', 'a block that failed its checksum is forgotten');
+      await d.close();
+      await again.stop();
+    });
+
+    it('SSD full of leased blocks: saves fail with a reason, restores keep working', async () => {
+      const ssd = tempDir('full');
+      const m = await startManager(['--dram', '256k', '--ssd', ssd, '--ssd-size', '128k', '--block-size', '64k']);
+      const pages = pageFile(4, BLOCK);
+      const c = await engineClient(m, pages, 4, BLOCK);
+      for (let i = 0; i < 3; i++) pages.write(i, blockBytes(`f${i}`, BLOCK));
+      await c.request(OPCODE.save, { namespace: NS, hashes: ['f0', 'f1'], pages: [0, 1] });
+      const held = await c.request(OPCODE.lookup, lookupBody(['f0', 'f1']));
+      assert.equal(held.body.boundary, 2);
+      const third = await c.request(OPCODE.save, { namespace: NS, hashes: ['f2'], pages: [2] });
+      assert.deepEqual(third.body.blocks, ['staged:ssd-full']);
+      const r = await c.request(OPCODE.restore, { ticket: held.body.ticket, pages: [2, 3] });
+      assert.equal(r.body.state, 'done');
+      assert.ok(pages.read(3).equals(blockBytes('f1', BLOCK)));
+      await c.close();
+      await m.stop();
+    });
+
+    it('a client killed with registered pages and a restore in flight: its I/O drains, then its leases go', async () => {
+      const ssd = tempDir('drain');
+      const m = await startManager(['--dram', '512k', '--ssd', ssd, '--ssd-size', '4m', '--block-size', '64k']);
+      const pages = pageFile(32, BLOCK);
+      const c = await engineClient(m, pages, 32, BLOCK);
+      const hashes = Array.from({ length: 32 }, (_, i) => `d${i}`);
+      hashes.forEach((h, i) => pages.write(i, blockBytes(h, BLOCK)));
+      await c.request(OPCODE.save, { namespace: NS, hashes, pages: hashes.map((_, i) => i) });
+      const t = await c.request(OPCODE.lookup, lookupBody(hashes));
+      void c.request(OPCODE.restore, { ticket: t.body.ticket, pages: hashes.map((_, i) => i) });
+      c.socket.destroy();
+      const watcher = await ManagerClient.connect(m.socket);
+      await watcher.request(OPCODE.operator, {});
+      let status: { sessions: unknown[]; tiers: { pinned: number }; inFlight: { restores: number; tickets: number } };
+      for (;;) {
+        status = (await watcher.request(OPCODE.status, {})).body as typeof status;
+        if (status.sessions.length === 0) break;
+        await wait(10);
+      }
+      assert.deepEqual([status.tiers.pinned, status.inFlight.restores, status.inFlight.tickets], [0, 0, 0]);
+      const closed = m.logs.filter((l) => l.event === 'session-closed');
+      assert.ok(closed.length >= 1);
+      await watcher.close();
+      assert.equal(await m.stop(), 0);
+    });
+  });
+
+  it('SIGTERM drains and exits 0, removing the socket and its lock', async () => {
+    const m = await startManager(['--dram', '256k', '--block-size', '64k']);
+    const c = await ManagerClient.connect(m.socket);
+    await c.hello(acceptedProfile());
+    assert.equal(await m.stop(), 0);
+    assert.ok(!existsSync(m.socket));
+    assert.deepEqual(readdirSync(dirname(m.socket)), []);
+    assert.ok(m.logs.some((l) => l.event === 'draining'));
+    assert.ok(m.logs.some((l) => l.event === 'stopped'));
+  });
+});
+
+describe('runtime: a client pipelining without reading its replies', function () {
+  this.timeout(60_000);
+  it('is throttled by its own socket (bounded requests in flight); others keep being served', async () => {
+    const m = await startManager(['--dram', '256k', '--block-size', '64k']);
+    const flood = await ManagerClient.connect(m.socket);
+    await flood.hello(acceptedProfile());
+    // 2,000 lookups that each wait 30 s for a rank that never comes: without a bound they would all be open tickets.
+    const frames = Buffer.concat(Array.from({ length: 2000 }, (_, i) => encodeFrame(OPCODE.lookup, 10 + i, Buffer.from(JSON.stringify(lookupBody([`x${i}`], { request: `flood-${i}`, worldSize: 2, deadlineMs: 30_000 }))))));
+    flood.raw(frames);
+    await wait(500);
+    const watcher = await ManagerClient.connect(m.socket);
+    await watcher.request(OPCODE.operator, {});
+    const status = (await watcher.request(OPCODE.status, {})).body as { inFlight: { tickets: number } };
+    assert.ok(status.inFlight.tickets <= 256, `${status.inFlight.tickets} tickets open`);
+    assert.ok(status.inFlight.tickets > 0);
+    flood.socket.destroy();
+    await watcher.close();
+    assert.equal(await m.stop(), 0);
+  });
+});

@@ -1,0 +1,202 @@
+import assert from 'node:assert/strict';
+import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
+import { NS, blockBytes, engineClient, lookupBody, pageFile, startManager, tempDir, type ManagerProcess } from './support.js';
+
+const BLOCK = 64 * 1024;
+
+describe('runtime: a real Manager process (DRAM and SSD tiers)', function () {
+  this.timeout(60_000);
+  let m: ManagerProcess;
+  let ssdDir: string;
+
+  before(async () => {
+    ssdDir = tempDir('ssd');
+    m = await startManager(['--dram', '1m', '--ssd', ssdDir, '--ssd-size', '4m', '--block-size', '64k', '--lease-ms', '800']);
+  });
+  after(async () => {
+    if (m.child.exitCode === null) await m.stop();
+  });
+
+  it('saves blocks from pages, finds the longest stored prefix and restores it into other pages with completion flags', async () => {
+    const pages = pageFile(8, BLOCK);
+    for (let i = 0; i < 3; i++) pages.write(i, blockBytes(`a${i}`, BLOCK));
+    const c = await engineClient(m, pages, 8, BLOCK);
+    const saved = await c.request(OPCODE.save, { namespace: NS, hashes: ['a0', 'a1', 'a2'], pages: [0, 1, 2] });
+    assert.equal(saved.opcode, OPCODE.saveResult, JSON.stringify(saved.body));
+    assert.deepEqual(saved.body.blocks, ['stored', 'stored', 'stored']);
+    const again = await c.request(OPCODE.save, { namespace: NS, hashes: ['a0'], pages: [0] });
+    assert.deepEqual(again.body.blocks, ['deduplicated']);
+
+    const look = await c.request(OPCODE.lookup, lookupBody(['a0', 'a1', 'a2', 'zz', 'a3']));
+    assert.equal(look.opcode, OPCODE.lookupResult);
+    assert.equal(look.body.state, 'ready');
+    assert.equal(look.body.boundary, 3);
+    assert.deepEqual(look.body.tiers, { dram: 3, ssd: 0 });
+
+    const restored = await c.request(OPCODE.restore, { ticket: look.body.ticket, pages: [5, 6, 7] });
+    assert.equal(restored.opcode, OPCODE.restoreResult, JSON.stringify(restored.body));
+    assert.equal(restored.body.state, 'done');
+    for (let i = 0; i < 3; i++) {
+      assert.ok(pages.read(5 + i).equals(blockBytes(`a${i}`, BLOCK)), `page ${5 + i} holds block a${i}`);
+      assert.equal(pages.flag(5 + i), 1);
+    }
+    assert.equal(pages.flag(4), 0);
+    await c.close();
+  });
+
+  it('keeps namespaces apart: the same hash under another layout is a miss', async () => {
+    const pages = pageFile(2, BLOCK);
+    const c = await engineClient(m, pages, 2, BLOCK);
+    pages.write(0, blockBytes('ns', BLOCK));
+    await c.request(OPCODE.save, { namespace: NS, hashes: ['n0'], pages: [0] });
+    const other = await c.request(OPCODE.lookup, { ...lookupBody(['n0']), namespace: { ...NS, layout: 'sglang:mla' } });
+    assert.equal(other.body.state, 'miss');
+    const same = await c.request(OPCODE.lookup, lookupBody(['n0']));
+    assert.equal(same.body.state, 'ready');
+    await c.close();
+  });
+
+  it('ranks agree: the smallest boundary wins; a missing rank makes all defer (timed out, never a miss)', async () => {
+    const pages = pageFile(4, BLOCK);
+    const c = await engineClient(m, pages, 4, BLOCK);
+    for (let i = 0; i < 3; i++) pages.write(i, blockBytes(`r${i}`, BLOCK));
+    await c.request(OPCODE.save, { namespace: NS, hashes: ['r0', 'r1', 'r2'], pages: [0, 1, 2] });
+    const r0 = c.request(OPCODE.lookup, lookupBody(['r0', 'r1', 'r2'], { request: 'tp', rank: 0, worldSize: 2 }));
+    const r1 = c.request(OPCODE.lookup, lookupBody(['r0', 'r1', 'x'], { request: 'tp', rank: 1, worldSize: 2 }));
+    const [a, b] = await Promise.all([r0, r1]);
+    assert.equal(a.body.boundary, 2);
+    assert.equal(b.body.boundary, 2);
+    assert.equal(a.body.matched, 3);
+
+    const started = Date.now();
+    const lone = await c.request(OPCODE.lookup, lookupBody(['r0'], { request: 'tp2', rank: 0, worldSize: 2, deadlineMs: 300 }));
+    assert.equal(lone.body.state, 'timedOut');
+    assert.ok(Date.now() - started >= 250, 'it waited for the deadline');
+    const records = await c.request(OPCODE.requests, { request: 'tp2' });
+    const rec = (records.body.records as { state: string; firstMiss: { reason: string } }[])[0]!;
+    assert.equal(rec.state, 'timedOut');
+    assert.equal(rec.firstMiss.reason, 'timed-out');
+    await c.close();
+  });
+
+  it('a ready ticket holds its blocks until released, restored or its lease expires', async () => {
+    const pages = pageFile(2, BLOCK);
+    const c = await engineClient(m, pages, 2, BLOCK);
+    pages.write(0, blockBytes('l0', BLOCK));
+    await c.request(OPCODE.save, { namespace: NS, hashes: ['l0'], pages: [0] });
+    const t1 = await c.request(OPCODE.lookup, lookupBody(['l0']));
+    const released = await c.request(OPCODE.release, { ticket: t1.body.ticket });
+    assert.equal(released.body.state, 'released');
+    const gone = await c.request(OPCODE.restore, { ticket: t1.body.ticket, pages: [1] });
+    assert.equal(gone.opcode, OPCODE.error);
+    assert.equal(gone.body.code, 'OKV7107');
+    const t2 = await c.request(OPCODE.lookup, lookupBody(['l0']));
+    await new Promise((r) => setTimeout(r, 1000));
+    const late = await c.request(OPCODE.restore, { ticket: t2.body.ticket, pages: [1] });
+    assert.equal(late.body.code, 'OKV7107', 'the lease expired (800 ms)');
+    const status = await c.request(OPCODE.status, {});
+    assert.equal((status.body.tiers as { pinned: number }).pinned, 0, 'no block stays pinned');
+    await c.close();
+  });
+
+  it('evicts by LRU when DRAM is full and serves evicted blocks from the SSD tier, checksum-verified', async () => {
+    const pages = pageFile(20, BLOCK);
+    const c = await engineClient(m, pages, 20, BLOCK);
+    // 1 MiB of DRAM holds 16 blocks: 20 saves push the first ones out of DRAM (they stay on SSD).
+    const hashes = Array.from({ length: 20 }, (_, i) => `e${i}`);
+    hashes.forEach((h, i) => pages.write(i, blockBytes(h, BLOCK)));
+    const saved = await c.request(OPCODE.save, { namespace: NS, hashes, pages: hashes.map((_, i) => i) });
+    assert.ok((saved.body.blocks as string[]).every((b) => b === 'stored'), JSON.stringify(saved.body));
+    const look = await c.request(OPCODE.lookup, lookupBody(hashes));
+    assert.equal(look.body.boundary, 20, JSON.stringify(look.body));
+    const tiers = look.body.tiers as { dram: number; ssd: number };
+    assert.ok(tiers.ssd >= 4, `some blocks come from SSD: ${JSON.stringify(tiers)}`);
+    const dest = pageFile(20, BLOCK);
+    const d = await engineClient(m, dest, 20, BLOCK);
+    const t = await d.request(OPCODE.lookup, lookupBody(hashes));
+    const restored = await d.request(OPCODE.restore, { ticket: t.body.ticket, pages: hashes.map((_, i) => i) });
+    assert.equal(restored.body.state, 'done', JSON.stringify(restored.body));
+    hashes.forEach((h, i) => assert.ok(dest.read(i).equals(blockBytes(h, BLOCK)), h));
+    await c.request(OPCODE.release, { ticket: look.body.ticket });
+    await Promise.all([c.close(), d.close()]);
+  });
+
+  it('a malformed request payload is answered with a code and the connection stays open', async () => {
+    const pages = pageFile(1, BLOCK);
+    const c = await engineClient(m, pages, 1, BLOCK);
+    const bad = await c.request(OPCODE.lookup, { namespace: NS, hashes: 'nope' });
+    assert.equal(bad.opcode, OPCODE.error);
+    assert.equal(bad.body.code, 'OKV7105');
+    const echo = await c.request(OPCODE.echo, { still: 'open' });
+    assert.deepEqual(echo.body, { still: 'open' });
+    await c.close();
+  });
+
+  it('refuses page files that are not owner-only or not this user\'s', async () => {
+    const c = await ManagerClient.connect(m.socket);
+    const { acceptedProfile } = await import('./support.js');
+    await c.hello(acceptedProfile());
+    const open = pageFile(1, BLOCK, 0o644);
+    const r = await c.request(OPCODE.registerPages, { path: open.path, pageBytes: BLOCK, pages: 1, flagsOffset: open.flagsOffset });
+    assert.equal(r.body.code, 'OKV7108');
+    const { chownSync } = await import('node:fs');
+    const other = pageFile(1, BLOCK);
+    if (process.getuid?.() === 0) {
+      chownSync(other.path, 65534, 65534);
+      const r2 = await c.request(OPCODE.registerPages, { path: other.path, pageBytes: BLOCK, pages: 1, flagsOffset: other.flagsOffset });
+      assert.equal(r2.body.code, 'OKV7108');
+      assert.match(String(r2.body.message), /not-owner/);
+    }
+    await c.close();
+  });
+});
+
+describe('runtime: `orbitkv manager status` and `orbitkv requests` against a real Manager', function () {
+  this.timeout(60_000);
+  let m: ManagerProcess;
+  before(async () => {
+    m = await startManager(['--dram', '256k', '--block-size', '64k']);
+  });
+  after(async () => {
+    if (m.child.exitCode === null) await m.stop();
+  });
+
+  it('status reports tiers, sessions and in-flight work; requests prints why a lookup missed', async () => {
+    const { runCli } = await import('../../engine/cli/main.js');
+    const { captureIo } = await import('../support/io.js');
+    const pages = pageFile(1, BLOCK);
+    const c = await engineClient(m, pages, 1, BLOCK);
+    pages.write(0, blockBytes('s0', BLOCK));
+    await c.request(OPCODE.save, { namespace: NS, hashes: ['s0'], pages: [0] });
+    const t = await c.request(OPCODE.lookup, lookupBody(['s0', 'never-saved'], { request: 'cli-req' }));
+    assert.equal(t.body.boundary, 1);
+
+    const io = captureIo();
+    assert.equal(await runCli(['manager', 'status', '--socket', m.socket, '--format', 'json'], io), 0, io.stderr);
+    const status = JSON.parse(io.stdout) as { tiers: { dram: { slots: number; used: number }; ssd: unknown }; sessions: unknown[]; inFlight: { tickets: number } };
+    assert.deepEqual(status.tiers.dram, { slots: 4, used: 1, bytes: 256 * 1024 });
+    assert.equal(status.tiers.ssd, null);
+    assert.equal(status.sessions.length, 1);
+    assert.equal((status.sessions[0] as { pid: number }).pid, process.pid, 'the session names its peer pid (SO_PEERCRED)');
+    assert.equal(status.inFlight.tickets, 1, 'the ready ticket is open');
+
+    const rio = captureIo();
+    assert.equal(await runCli(['requests', '--socket', m.socket, '--request', 'cli-req', '--format', 'json'], rio), 0, rio.stderr);
+    const [rec] = JSON.parse(rio.stdout) as { matched: number; boundary: number; tiers: { dram: number }; firstMiss: { block: number; reason: string } }[];
+    assert.equal(rec!.matched, 1);
+    assert.equal(rec!.tiers.dram, 1);
+    assert.deepEqual(rec!.firstMiss, { block: 1, reason: 'absent' });
+    const text = captureIo();
+    assert.equal(await runCli(['requests', '--socket', m.socket], text), 0);
+    assert.match(text.stdout, /block 1 absent/);
+    await c.close();
+  });
+
+  it('an unreachable Manager is a coded diagnostic, not a stack trace', async () => {
+    const { runCli } = await import('../../engine/cli/main.js');
+    const { captureIo } = await import('../support/io.js');
+    const io = captureIo();
+    assert.equal(await runCli(['manager', 'status', '--socket', '/nonexistent/x.sock'], io), 1);
+    assert.match(io.stderr, /OKV7010/);
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * Real Manager processes for the runtime specs: `orbitkv serve` spawned with tsx, its JSON
+ * log lines collected, plus owner-only page files under /dev/shm and profiles the embedded
+ * registry accepts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, readdirSync, openSync, readFileSync, rmSync, writeSync, readSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
+
+export const REPO = join(import.meta.dirname, '..', '..');
+const MAIN = join(REPO, 'engine', 'cli', 'main.ts');
+
+const cleanups: (() => void)[] = [];
+after(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+export function tempDir(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `okv-rt-${name}-`));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface ManagerProcess {
+  child: ChildProcess;
+  socket: string;
+  logs: Record<string, unknown>[];
+  stderr: () => string;
+  exited: Promise<number | null>;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
+  kill9(): Promise<void>;
+}
+
+/** The vLLM profile the embedded registry accepts (its pin, no rejected feature). */
+export function acceptedProfile(): { engine: string; version: string; env: Record<string, string>; config: Record<string, unknown> } {
+  const dir = join(REPO, 'spec', 'vectors', 'rejections');
+  for (const file of readdirSync(dir).filter((f) => f.startsWith('vllm.')).sort()) {
+    const cases = (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { cases: { profile: never; expected: { accepted: boolean } }[] }).cases;
+    const ok = cases.find((c) => c.expected.accepted);
+    if (ok) return ok.profile;
+  }
+  throw new Error('no vLLM vector is accepted');
+}
+
+/** Starts `orbitkv serve` with the flags; resolves once it logs `serving` (or rejects with its stderr). */
+export function startManager(flags: string[], options: { socketDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ManagerProcess> {
+  const dir = options.socketDir ?? join(tempDir('sock'), 'run');
+  const socket = flags.includes('--socket') ? flags[flags.indexOf('--socket') + 1]! : join(dir, 'm.sock');
+  const args = ['--import', 'tsx', MAIN, 'serve', ...(flags.includes('--socket') ? [] : ['--socket', socket]), ...flags];
+  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  let err = '';
+  const logs: Record<string, unknown>[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    let partial = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString('utf8');
+      const lines = (partial + d.toString('utf8')).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        if (!line.startsWith('{')) continue;
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry.event === 'serving') resolve(handle());
+      }
+    });
+    void exited.then((code) => reject(Object.assign(new Error(`serve exited ${code}: ${err}`), { code, stderr: err })));
+    const handle = (): ManagerProcess => ({
+      child,
+      socket,
+      logs,
+      stderr: () => err,
+      exited,
+      stop: () => {
+        child.kill('SIGTERM');
+        return exited;
+      },
+      kill9: async () => {
+        child.kill('SIGKILL');
+        await exited;
+      },
+    });
+  });
+}
+
+/** An owner-only page file of `pages` pages of `pageBytes` then one flag byte per page. */
+export function pageFile(pages: number, pageBytes: number, mode = 0o600): { path: string; flagsOffset: number; write(page: number, bytes: Buffer): void; read(page: number): Buffer; flag(page: number): number } {
+  const path = join('/dev/shm', `okv-spec-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const fd = openSync(path, 'w+', mode);
+  const flagsOffset = pages * pageBytes;
+  writeSync(fd, Buffer.alloc(1), 0, 1, flagsOffset + pages - 1);
+  closeSync(fd);
+  cleanups.push(() => existsSync(path) && rmSync(path));
+  const at = (page: number) => page * pageBytes;
+  return {
+    path,
+    flagsOffset,
+    write(page, bytes) {
+      const f = openSync(path, 'r+');
+      writeSync(f, bytes, 0, bytes.length, at(page));
+      closeSync(f);
+    },
+    read(page) {
+      const f = openSync(path, 'r');
+      const b = Buffer.alloc(pageBytes);
+      readSync(f, b, 0, pageBytes, at(page));
+      closeSync(f);
+      return b;
+    },
+    flag(page) {
+      const f = openSync(path, 'r');
+      const b = Buffer.alloc(1);
+      readSync(f, b, 0, 1, flagsOffset + page);
+      closeSync(f);
+      return b[0]!;
+    },
+  };
+}
+
+/** A block's recognisable bytes: the label repeated. */
+export function blockBytes(label: string, size: number): Buffer {
+  return Buffer.alloc(size, `${label}|`);
+}
+
+export const NS = { model: 'Qwen/Qwen3-8B', layout: 'vllm:flash-attn:bf16', blockSize: 16 };
+
+/** A connected, accepted client with pages registered. */
+export async function engineClient(m: ManagerProcess, pages: ReturnType<typeof pageFile>, count: number, size: number): Promise<ManagerClient> {
+  const c = await ManagerClient.connect(m.socket);
+  const w = await c.hello(acceptedProfile(), { client: 'spec' });
+  if (w.opcode !== OPCODE.welcome) throw new Error(`handshake refused: ${JSON.stringify(w.body)}`);
+  const r = await c.request(OPCODE.registerPages, { path: pages.path, pageBytes: size, pages: count, flagsOffset: pages.flagsOffset });
+  if (r.opcode !== OPCODE.pagesRegistered) throw new Error(`pages refused: ${JSON.stringify(r.body)}`);
+  return c;
+}
+
+export const lookupBody = (hashes: string[], extra: Partial<{ request: string; rank: number; worldSize: number; deadlineMs: number }> = {}) => ({
+  namespace: NS,
+  hashes,
+  request: extra.request ?? `req-${Math.random().toString(36).slice(2)}`,
+  rank: extra.rank ?? 0,
+  worldSize: extra.worldSize ?? 1,
+  deadlineMs: extra.deadlineMs ?? 2000,
+});

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, statSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SlotPool } from '../../engine/runtime/tiers/slots/index.js';
+import { SsdIndex, RECORD_BYTES } from '../../engine/runtime/tiers/ssd/index/index.js';
+import { tempDir } from './support.js';
+
+const key = (n: number) => n.toString(16).padStart(64, '0');
+
+describe('runtime/tiers: slots and the SSD index', () => {
+  it('a slot pool evicts the least recently used slot its owner allows, and never grows', () => {
+    const pool = new SlotPool(3);
+    const evicted: number[] = [];
+    const take = (ok: (s: number) => boolean = () => true) => pool.take(ok, (s) => evicted.push(s));
+    const [a, b, c] = [take(), take(), take()];
+    pool.touch(a);
+    assert.equal(take(), b, 'b is least recently used');
+    assert.equal(take((s) => s !== c), a, 'c is pinned, so a goes');
+    assert.equal(take(() => false), -1, 'every slot pinned: none');
+    assert.deepEqual(evicted, [b, a]);
+    pool.release(c);
+    assert.equal(pool.inUse, 2);
+    assert.equal(take(), c, 'a released slot is reused before evicting');
+  });
+
+  it('the index keeps committed records across reopen, through a checkpoint, and cuts a torn tail', async () => {
+    const dir = tempDir('index');
+    const idx = new SsdIndex(dir, 8, 3);
+    await idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 11, length: 4096 }, { type: 'put', key: key(2), slot: 1, crc: 22, length: 4096 }]);
+    await idx.commit([{ type: 'put', key: key(3), slot: 2, crc: 33, length: 4096 }]); // third record: checkpoint, journal emptied
+    assert.equal(statSync(join(dir, 'index.journal')).size, 0);
+    await idx.commit([{ type: 'drop', key: key(1), slot: 0, crc: 0, length: 0 }, { type: 'put', key: key(4), slot: 0, crc: 44, length: 4096 }]);
+    idx.close();
+    appendFileSync(join(dir, 'index.journal'), Buffer.alloc(RECORD_BYTES - 1, 7));
+    const again = new SsdIndex(dir, 8, 100);
+    assert.deepEqual(again.recovery, { entries: 3, tornBytes: RECORD_BYTES - 1, checkpointSeq: 3, journalRecords: 2 });
+    assert.deepEqual([...again.entries.keys()].sort(), [key(2), key(3), key(4)]);
+    assert.equal(again.lookup(key(4))?.slot, 0);
+    assert.equal(again.keyAt(0), key(4));
+    again.close();
+  });
+
+  it('a record whose checksum fails ends the replay there: nothing after a torn record is trusted', async () => {
+    const dir = tempDir('index-flip');
+    const idx = new SsdIndex(dir, 8, 100);
+    await idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 1, length: 1 }]);
+    await idx.commit([{ type: 'put', key: key(2), slot: 1, crc: 2, length: 1 }]);
+    await idx.commit([{ type: 'put', key: key(3), slot: 2, crc: 3, length: 1 }]);
+    idx.close();
+    const file = join(dir, 'index.journal');
+    const bytes = readFileSync(file);
+    bytes[RECORD_BYTES + 20] = bytes[RECORD_BYTES + 20]! ^ 1;
+    writeFileSync(file, bytes);
+    const again = new SsdIndex(dir, 8, 100);
+    assert.deepEqual([...again.entries.keys()], [key(1)]);
+    assert.equal(again.recovery.tornBytes, 2 * RECORD_BYTES);
+    again.close();
+  });
+
+  it('a damaged checkpoint refuses to open rather than guess', async () => {
+    const dir = tempDir('index-cp');
+    const idx = new SsdIndex(dir, 8, 1);
+    await idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 1, length: 1 }]);
+    idx.close();
+    const file = join(dir, 'index.checkpoint');
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0xff;
+    writeFileSync(file, bytes);
+    assert.throws(() => new SsdIndex(dir, 8, 1), (e: NodeJS.ErrnoException) => e.code === 'ECHECKPOINT');
+  });
+});
