@@ -475,7 +475,8 @@ export class Gatherer {
     const table = this.tables[this.turn]!;
     this.turn ^= 1;
     table.queued++;
-    const done = table.chain.then(() => {
+    const done = table.chain.then(async () => {
+      if (table.used && !table.done.done) await table.done.whenDone(); // a blocking enqueuePacked's launch
       call('gatherLaunch', this.fn, stream.handle, table.mem.address, table.device, this.capacity, own, n, Math.min(n, 4096), block);
       table.done.record(stream);
       table.used = true;

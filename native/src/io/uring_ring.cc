@@ -287,13 +287,26 @@ void UringRing::Reap(Napi::Env env) {
 void UringRing::OnPoll(uv_poll_t* handle, int status, int events) {
   auto* self = static_cast<UringRing*>(handle->data);
   if (self == nullptr || !self->open_) return;
-  uint64_t counter;
-  while (read(self->eventFd_, &counter, sizeof counter) > 0) {
-  }
   Napi::Env env = self->Env();
   Napi::HandleScope scope(env);
   try {
-    self->Reap(env);
+    // One wakeup per batch, not per completion: the kernel stops signalling the eventfd while
+    // we reap (IORING_CQ_EVENTFD_DISABLED). Completions that land in between are seen by the
+    // check after re-enabling; after a few rounds we yield to the loop and signal ourselves.
+    for (int round = 0;; round++) {
+      io_uring_cq_eventfd_toggle(&self->ring_, false);  // -EOPNOTSUPP on old kernels: harmless
+      uint64_t counter;
+      while (read(self->eventFd_, &counter, sizeof counter) > 0) {
+      }
+      self->Reap(env);
+      if (!self->open_) return;
+      io_uring_cq_eventfd_toggle(&self->ring_, true);
+      if (io_uring_cq_ready(&self->ring_) == 0) return;
+      if (round >= 3) {
+        eventfd_write(self->eventFd_, 1);
+        return;
+      }
+    }
   } catch (const Napi::Error& e) {
     napi_fatal_exception(env, e.Value());
   }
