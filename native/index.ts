@@ -36,6 +36,7 @@ export {
   Gatherer,
   HostMemory,
   liveCudaObjects,
+  livePinnedBuffers,
   DEVICE_ATTRIBUTE,
   WAIT_VALUE,
   type CudaDeviceInfo,

@@ -75,7 +75,16 @@ function track(target: object, token: object, release: () => void): () => void {
 
 /** Native CUDA objects (memory, streams, events, graphs, mappings) not yet released. */
 export function liveCudaObjects(): number {
-  return liveObjects;
+  return liveObjects + livePinnedBuffers();
+}
+
+/** Pinned allocations (HostMemory.alloc) not yet freed, explicitly or by their finalizer. */
+export function livePinnedBuffers(): number {
+  try {
+    return (binding().cuda['livePinned'] as () => number)();
+  } catch {
+    return 0;
+  }
 }
 
 function raw(): RawCuda {
@@ -165,10 +174,11 @@ export class HostMemory {
   /** cuMemHostAlloc (portable, device-mapped). Allocate arenas once: it is slow (FACTS.md). */
   static alloc(size: number): HostMemory {
     checkSize(size);
-    const ptr = call<bigint>('hostAlloc', size);
-    const mem = new HostMemory(ptr, size, call<Buffer>('hostView', ptr, size));
-    // The pages go when the view's ArrayBuffer does: every Buffer over them keeps it alive.
-    mem.release = track(mem.view!.buffer, mem, () => call('hostFree', ptr));
+    // The Buffer owns the pages natively: its finalizer frees them when no view is left, and
+    // free() releases them at once and detaches every view.
+    const view = call<Buffer>('hostAllocBuffer', size);
+    const mem = new HostMemory(binding().bufferAddress(view), size, view);
+    mem.release = () => void call('hostRelease', view);
     return mem;
   }
 

@@ -10,7 +10,7 @@ import { closeSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CudaEvent, CudaStream, DeviceMemory, FdChannel, Gatherer, HostMemory, liveCudaObjects, type ChannelMessage } from '../../native/index.js';
+import { CudaEvent, CudaStream, DeviceMemory, FdChannel, Gatherer, HostMemory, livePinnedBuffers, type ChannelMessage } from '../../native/index.js';
 import { binding } from '../../native/lib/binding.js';
 
 export interface AsyncContext {
@@ -145,15 +145,25 @@ export const asyncChecks: Record<string, Check> = {
     const gc = (globalThis as { gc?: () => void }).gc;
     assert(gc, 'run with node --expose-gc');
     const hostDevicePointer = binding().cuda['hostDevicePointer'] as (address: bigint) => bigint;
-    const before = liveCudaObjects();
-    const address = (() => HostMemory.alloc(64 * MiB).address)();
+    const before = livePinnedBuffers();
+    let weak!: WeakRef<object>;
+    const address = (() => {
+      const mem = HostMemory.alloc(64 * MiB);
+      weak = new WeakRef(mem.bytes.buffer);
+      return mem.address;
+    })();
     hostDevicePointer(address); // still pinned: the driver knows it
-    assert(liveCudaObjects() === before + 1, 'the allocation is not counted');
-    for (let i = 0; i < 50 && liveCudaObjects() > before; i++) {
+    assert(livePinnedBuffers() === before + 1, 'the allocation is not counted');
+    // Explicit release frees at once and detaches the view.
+    const explicit = HostMemory.alloc(4 * MiB);
+    const view = explicit.bytes;
+    explicit.free();
+    assert(view.byteLength === 0 && livePinnedBuffers() === before + 1, 'free() did not release and detach');
+    for (let i = 0; i < 50 && livePinnedBuffers() > before; i++) {
       gc();
       await pause(10);
     }
-    assert(liveCudaObjects() === before, 'the unreferenced pinned buffer was not released');
+    assert(livePinnedBuffers() === before, `the unreferenced pinned buffer was not released (its memory ${weak.deref() ? 'is still reachable' : 'was collected'})`);
     let refused = '';
     try {
       hostDevicePointer(address);
