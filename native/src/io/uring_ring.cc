@@ -174,6 +174,9 @@ Napi::Value UringRing::QueueVec(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// submit(reap) -> completions already waiting, collected into the arrays for the caller to
+// read now (only with `reap`; else 0). Saves the eventfd and poll round trip when the kernel
+// finished ops while JS was busy: completions delivered in batches on the submitting call.
 Napi::Value UringRing::Submit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
@@ -181,7 +184,12 @@ Napi::Value UringRing::Submit(const Napi::CallbackInfo& info) {
   do ret = io_uring_submit(&ring_);
   while (ret == -EINTR);
   if (ret < 0) throw SystemError(env, -ret, "io_uring_enter", "submit");
-  return Napi::Number::New(env, ret);
+  if (info.Length() < 1 || !info[0].ToBoolean()) return Napi::Number::New(env, 0);
+  Collect(env);
+  bool idle = BecameIdle();
+  size_t count = sink_.Take();
+  if (idle) Unref();
+  return Napi::Number::New(env, static_cast<double>(count));
 }
 
 // cancel(id) -> true when a cancel request went to the kernel; the op's own completion then
@@ -241,43 +249,56 @@ Napi::Value UringRing::InFlight(const Napi::CallbackInfo& info) {
 
 Napi::Value UringRing::Depth(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), depth_); }
 
+// Moves up to one sink's worth of finished ops into the sink (no JS call); resubmits -EAGAIN
+// and short transfers. Returns how many it collected.
+size_t UringRing::Collect(Napi::Env env) {
+  bool resubmit = false;
+  size_t collected = 0;
+  while (collected < sink_.Capacity()) {
+    io_uring_cqe* cqe = nullptr;
+    if (io_uring_peek_cqe(&ring_, &cqe) != 0 || cqe == nullptr) break;
+    uint64_t data = cqe->user_data;
+    int res = cqe->res;
+    io_uring_cqe_seen(&ring_, cqe);
+    if (data == kCancelTag) continue;
+    IoOp* op = reinterpret_cast<IoOp*>(data);
+    bool moving = op->kind != OpKind::Fsync;
+    // -EAGAIN or a short transfer: resubmit the rest. A read that returns 0 is end of file;
+    // a read at the current position (pipes, sockets) ends with the first bytes it gets.
+    bool more = moving && res > 0 && op->Advance(static_cast<size_t>(res)) && !(op->IsRead() && op->offset < 0);
+    if (res == -EAGAIN || more) {
+      Prep(GetSqe(env), op);
+      resubmit = true;
+      continue;
+    }
+    double result = res < 0 ? res : (moving ? static_cast<double>(op->done) : 0);
+    inflight_.erase(op->id);
+    uint32_t id = op->id;
+    delete op;
+    sink_.Push(id, result);
+    collected++;
+  }
+  if (resubmit) io_uring_submit(&ring_);
+  return collected;
+}
+
+/** True when the last op finished: the poll handle stops holding the loop (Unref follows). */
+bool UringRing::BecameIdle() {
+  bool idle = inflight_.empty() && refd_;
+  if (idle) {
+    refd_ = false;
+    uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
+  }
+  return idle;
+}
+
 void UringRing::Reap(Napi::Env env) {
   // Collect at most one sink's worth, hand it to JS, repeat: JS may close the ring in its
   // callback, so nothing touches the ring after a flush without checking open_ again.
   for (;;) {
     if (!open_) return;
-    bool resubmit = false;
-    size_t collected = 0;
-    while (collected < sink_.Capacity()) {
-      io_uring_cqe* cqe = nullptr;
-      if (io_uring_peek_cqe(&ring_, &cqe) != 0 || cqe == nullptr) break;
-      uint64_t data = cqe->user_data;
-      int res = cqe->res;
-      io_uring_cqe_seen(&ring_, cqe);
-      if (data == kCancelTag) continue;
-      IoOp* op = reinterpret_cast<IoOp*>(data);
-      bool moving = op->kind != OpKind::Fsync;
-      // -EAGAIN or a short transfer: resubmit the rest. A read that returns 0 is end of file;
-      // a read at the current position (pipes, sockets) ends with the first bytes it gets.
-      bool more = moving && res > 0 && op->Advance(static_cast<size_t>(res)) && !(op->IsRead() && op->offset < 0);
-      if (res == -EAGAIN || more) {
-        Prep(GetSqe(env), op);
-        resubmit = true;
-        continue;
-      }
-      double result = res < 0 ? res : (moving ? static_cast<double>(op->done) : 0);
-      inflight_.erase(op->id);
-      uint32_t id = op->id;
-      delete op;
-      sink_.Push(id, result);
-      collected++;
-    }
-    if (resubmit) io_uring_submit(&ring_);
-    bool idle = inflight_.empty() && refd_;
-    if (idle) {
-      refd_ = false;
-      uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
-    }
+    size_t collected = Collect(env);
+    bool idle = BecameIdle();
     sink_.Flush(env);
     if (idle) Unref();  // last: after this JS may let the object go
     if (collected < sink_.Capacity() || idle) return;
