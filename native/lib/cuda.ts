@@ -17,6 +17,7 @@
 import { binding } from './binding.js';
 import { coalesceRuns, packRuns, splitRuns, type CopyRun } from './copy-runs.js';
 import { CudaError, CudaUnavailableError, NativeUnavailableError } from './errors.js';
+import { liveTracked, track } from './native-finalizers.js';
 
 /** CUdevice_attribute numbers (cuda.h). */
 export const DEVICE_ATTRIBUTE = {
@@ -43,39 +44,9 @@ export interface CudaDeviceInfo {
 
 type RawCuda = Record<string, (...args: any[]) => any>;
 
-/**
- * The backstop for native objects nobody released: when the collector finds one unreachable,
- * its release runs. Explicit release (free/destroy) stays the rule; it unregisters first.
- */
-const finalizers = new FinalizationRegistry<() => void>((release) => {
-  try {
-    release();
-  } catch {
-    // The context may already be gone (process exit): nothing left to release.
-  }
-});
-let liveObjects = 0;
-
-/** Registers `release` to run once: explicitly through the returned function, or when `target` is collected. */
-function track(target: object, token: object, release: () => void): () => void {
-  let done = false;
-  liveObjects++;
-  const once = () => {
-    if (done) return;
-    done = true;
-    liveObjects--;
-    release();
-  };
-  finalizers.register(target, once, token);
-  return () => {
-    finalizers.unregister(token);
-    once();
-  };
-}
-
 /** Native CUDA objects (memory, streams, events, graphs, mappings) not yet released. */
 export function liveCudaObjects(): number {
-  return liveObjects + livePinnedBuffers();
+  return liveTracked() + livePinnedBuffers();
 }
 
 /** Pinned allocations (HostMemory.alloc) not yet freed, explicitly or by their finalizer. */
