@@ -10,7 +10,7 @@ import { closeSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CudaEvent, CudaStream, DeviceMemory, FdChannel, Gatherer, HostMemory, livePinnedBuffers, type ChannelMessage } from '../../native/index.js';
+import { CudaEvent, CudaStream, DeviceMemory, FdChannel, Gatherer, HostMemory, liveCudaObjects, livePinnedBuffers, type ChannelMessage } from '../../native/index.js';
 import { binding } from '../../native/lib/binding.js';
 
 export interface AsyncContext {
@@ -171,6 +171,20 @@ export const asyncChecks: Record<string, Check> = {
       refused = (error as { code?: string }).code ?? String(error);
     }
     assert(refused !== '', 'the driver still knows the freed pinned address');
-    return `64 MiB pinned buffer released by its finalizer; the driver now answers ${refused} for its address`;
+    // Device memory, a stream and an event nobody references: the FinalizationRegistry backstop.
+    const tracked = () => liveCudaObjects() - livePinnedBuffers();
+    const trackedBefore = tracked();
+    (() => {
+      DeviceMemory.alloc(64 * MiB);
+      CudaStream.create();
+      CudaEvent.create();
+    })();
+    assert(tracked() === trackedBefore + 3, 'device memory, stream and event are not counted');
+    for (let i = 0; i < 50 && tracked() > trackedBefore; i++) {
+      gc();
+      await pause(10);
+    }
+    assert(tracked() === trackedBefore, `${tracked() - trackedBefore} of device memory, stream and event were not released`);
+    return `64 MiB pinned buffer released by its finalizer (the driver now answers ${refused} for its address); unreferenced device memory, stream and event released too`;
   },
 };
