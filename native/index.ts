@@ -5,10 +5,11 @@
  */
 export { addonPath, nativeAvailable } from './lib/binding.js';
 export { allocAligned, bufferAddress, liveNativeOps } from './lib/memory.js';
-export { openFile, DIRECT_ALIGNMENT, type DirectFile, type OpenOptions } from './lib/direct-file.js';
-export { IoRing, openRing, type CancelOutcome, type IoBackendName, type IoRequest, type RingOptions, type RingStats } from './lib/io-ring.js';
+export { openFile, DIRECT_ALIGNMENT, type DirectFile, type OpenOptions, type CloseOptions } from './lib/direct-file.js';
+export { IoRing, openRing, type CancelOutcome, type IoBackendName, type IoRequest, type OpOptions, type RingOptions, type RingStats } from './lib/io-ring.js';
 export {
   CancelledError,
+  DeadlineExceededError,
   CudaError,
   CudaUnavailableError,
   DirectIoUnavailableError,
@@ -35,6 +36,7 @@ export {
   Gatherer,
   HostMemory,
   liveCudaObjects,
+  livePinnedBuffers,
   DEVICE_ATTRIBUTE,
   WAIT_VALUE,
   type CudaDeviceInfo,

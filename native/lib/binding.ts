@@ -15,7 +15,8 @@ export type CompletionCallback = (count: number) => void;
 export interface RawIoBackend {
   queue(id: number, kind: number, fd: number, buffer: Uint8Array | null, bufferOffset: number, length: number, fileOffset: number, bufIndex: number): void;
   queueVec(id: number, kind: number, fd: number, buffers: Uint8Array[], fileOffset: number): void;
-  submit(): number;
+  /** With `reap`, returns completions already waiting, written into ids/results for the caller (no callback). */
+  submit(reap?: boolean): number;
   cancel(id: number): boolean;
   registerBuffers(buffers: Uint8Array[]): number;
   close(): void;

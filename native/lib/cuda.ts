@@ -17,6 +17,7 @@
 import { binding } from './binding.js';
 import { coalesceRuns, packRuns, splitRuns, type CopyRun } from './copy-runs.js';
 import { CudaError, CudaUnavailableError, NativeUnavailableError } from './errors.js';
+import { liveTracked, track } from './native-finalizers.js';
 
 /** CUdevice_attribute numbers (cuda.h). */
 export const DEVICE_ATTRIBUTE = {
@@ -43,39 +44,18 @@ export interface CudaDeviceInfo {
 
 type RawCuda = Record<string, (...args: any[]) => any>;
 
-/**
- * The backstop for native objects nobody released: when the collector finds one unreachable,
- * its release runs. Explicit release (free/destroy) stays the rule; it unregisters first.
- */
-const finalizers = new FinalizationRegistry<() => void>((release) => {
-  try {
-    release();
-  } catch {
-    // The context may already be gone (process exit): nothing left to release.
-  }
-});
-let liveObjects = 0;
-
-/** Registers `release` to run once: explicitly through the returned function, or when `target` is collected. */
-function track(target: object, token: object, release: () => void): () => void {
-  let done = false;
-  liveObjects++;
-  const once = () => {
-    if (done) return;
-    done = true;
-    liveObjects--;
-    release();
-  };
-  finalizers.register(target, once, token);
-  return () => {
-    finalizers.unregister(token);
-    once();
-  };
-}
-
 /** Native CUDA objects (memory, streams, events, graphs, mappings) not yet released. */
 export function liveCudaObjects(): number {
-  return liveObjects;
+  return liveTracked() + livePinnedBuffers();
+}
+
+/** Pinned allocations (HostMemory.alloc) not yet freed, explicitly or by their finalizer. */
+export function livePinnedBuffers(): number {
+  try {
+    return (binding().cuda['livePinned'] as () => number)();
+  } catch {
+    return 0;
+  }
 }
 
 function raw(): RawCuda {
@@ -168,10 +148,11 @@ export class HostMemory {
    */
   static alloc(size: number): HostMemory {
     checkSize(size);
-    const ptr = call<bigint>('hostAlloc', size);
-    const mem = new HostMemory(ptr, size, call<Buffer>('hostView', ptr, size));
-    // The pages go when the view's ArrayBuffer does: every Buffer over them keeps it alive.
-    mem.release = track(mem.view!.buffer, mem, () => call('hostFree', ptr));
+    // The Buffer owns the pages natively: its finalizer frees them when no view is left, and
+    // free() releases them at once and detaches every view.
+    const view = call<Buffer>('hostAllocBuffer', size);
+    const mem = new HostMemory(binding().bufferAddress(view), size, view);
+    mem.release = () => void call('hostRelease', view);
     return mem;
   }
 
@@ -478,7 +459,8 @@ export class Gatherer {
     const table = this.tables[this.turn]!;
     this.turn ^= 1;
     table.queued++;
-    const done = table.chain.then(() => {
+    const done = table.chain.then(async () => {
+      if (table.used && !table.done.done) await table.done.whenDone(); // a blocking enqueuePacked's launch
       call('gatherLaunch', this.fn, stream.handle, table.mem.address, table.device, this.capacity, own, n, Math.min(n, 4096), block);
       table.done.record(stream);
       table.used = true;

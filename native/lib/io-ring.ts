@@ -50,6 +50,9 @@ export interface RingStats {
   queued: number;
 }
 
+/** Completions a submit may hand back inline per loop turn, in multiples of the depth. */
+const INLINE_TURNS = 4;
+
 const KIND: Record<OpName, number> = { read: 0, write: 1, fsync: 2, readv: 3, writev: 4 };
 type OpName = Exclude<IoOpName, 'open' | 'close'>;
 
@@ -185,6 +188,9 @@ export class IoRing {
   private inFlightBytes = 0;
   private writesInFlight = 0;
   private pumpScheduled = false;
+  /** Completions taken back with submits since the event loop last turned (see pump). */
+  private inlineCompletions = 0;
+  private inlineReset = false;
   private closing: Promise<void> | null = null;
   private drained: (() => void) | null = null;
   private registered = new Map<ArrayBufferLike, { index: number; start: number; end: number }>();
@@ -420,7 +426,23 @@ export class IoRing {
       }
       queued++;
     }
-    if (queued > 0) this.native.submit();
+    if (queued === 0) return;
+    const reap = this.inlineCompletions < this.depth * INLINE_TURNS;
+    const n = this.native.submit(reap);
+    if (n === 0) return;
+    // Completions that were already waiting came back with the submit: settle them now. Bounded
+    // per loop turn, so a ring that always has completions ready cannot starve timers and I/O.
+    this.inlineCompletions += n;
+    if (!this.inlineReset) {
+      this.inlineReset = true;
+      setImmediate(() => {
+        this.inlineCompletions = 0;
+        this.inlineReset = false;
+      });
+    }
+    this.settleCompletions(n);
+    this.schedulePump();
+    this.checkDrained();
   }
 
   private dispatch(rec: OpRecord): void {
@@ -437,6 +459,13 @@ export class IoRing {
   }
 
   private onComplete(count: number): void {
+    this.settleCompletions(count);
+    this.pump();
+    this.checkDrained();
+  }
+
+  /** Settles `count` completions from the shared ids/results arrays. */
+  private settleCompletions(count: number): void {
     for (let i = 0; i < count; i++) {
       const rec = this.ops.get(this.ids[i]!);
       const result = this.results[i]!;
@@ -453,8 +482,6 @@ export class IoRing {
       else if (rec.cancelRequested && result === -125 /* ECANCELED */) this.settle(rec, this.cancelledError(rec));
       else this.settle(rec, IoError.fromResult(result, rec.op, rec.file.path, rec.offset, rec.length));
     }
-    this.pump();
-    this.checkDrained();
   }
 
   private settle(rec: OpRecord, outcome: number | Error): void {

@@ -9,7 +9,10 @@
  */
 import { createHash, randomFillSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { asyncChecks } from './async-checks.js';
 import {
   CudaEvent,
   CudaStream,
@@ -260,6 +263,15 @@ function scattered(method: 'gather' | 'memcpy-per-block', blocks: number, thread
 for (const blocks of [256, 4096]) {
   const sweep = Object.fromEntries([128, 256, 512, 1024].map((t) => [t, scattered('gather', blocks, t)]));
   report.scattered.push({ blocks, blockBytes: 64 * KiB, gatherGBps: sweep['1024'], gatherByThreads: sweep, memcpyPerBlockGBps: scattered('memcpy-per-block', blocks) });
+}
+
+for (const [name, body] of Object.entries(asyncChecks)) {
+  try {
+    const detail = await body({ host, back, dev, stream, gatherer, arena: ARENA, peerScript: join(dirname(fileURLToPath(import.meta.url)), 'vmm-peer.mjs') });
+    report.checks[name] = { ok: true, detail };
+  } catch (error) {
+    report.checks[name] = { ok: false, detail: (error as Error).stack ?? String(error) };
+  }
 }
 
 gatherer.destroy();

@@ -16,7 +16,7 @@ import torch
 
 out = sys.argv[1]
 KiB, MiB, GiB = 1024, 1024 * 1024, 1024 * 1024 * 1024
-bundle = os.path.join(os.path.dirname(__file__), "..", "..", ".gpu-bundle", "gpu-checks.mjs")
+bundle = os.path.join(os.environ.get("ORBITKV_GPU_BUNDLE", os.path.join(os.path.dirname(__file__), "..", "..", ".gpu-bundle")), "gpu-checks.mjs")
 
 
 def torch_bandwidth(kind, size, host, dev, stream):
@@ -86,7 +86,7 @@ def main():
 
     # Ours first (the tensor stays alive in this process meanwhile), then the peer on the same GPU.
     t0 = time.time()
-    proc = subprocess.run(["node", bundle, "--ipc", ipc_path], capture_output=True, text=True, timeout=480)
+    proc = subprocess.run(["node", "--expose-gc", bundle, "--ipc", ipc_path], capture_output=True, text=True, timeout=480)
     results["nodeSeconds"] = round(time.time() - t0, 1)
     if proc.returncode != 0:
         print(proc.stderr[-4000:], file=sys.stderr)

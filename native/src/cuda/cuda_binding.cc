@@ -3,6 +3,9 @@
 // throws code ECUDA_UNAVAILABLE with the reason. Lifetimes and policy live in native/lib/cuda.
 #include "cuda/cuda_binding.h"
 #include <unistd.h>
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -147,6 +150,70 @@ static Napi::Value HostFree(const Napi::CallbackInfo& info) {
   CALL(cuMemFreeHost, Handle<void*>(info[0]));
   return env.Undefined();
 }
+// Pinned memory owned by its Buffer: freed when the Buffer's memory is collected, unless
+// hostRelease freed it first. The driver call runs on the JS thread (Node calls external-buffer
+// finalizers there), where the context is current.
+struct PinnedHost {
+  void* data;
+  bool released;
+};
+static std::atomic<int64_t> livePinned{0};
+static std::mutex pinnedLock;
+static std::unordered_map<void*, PinnedHost*> pinnedByAddress;
+
+static void FinalizePinned(Napi::Env env, uint8_t*, PinnedHost* pinned) {
+  {
+    std::lock_guard<std::mutex> hold(pinnedLock);
+    pinnedByAddress.erase(pinned->data);
+  }
+  if (!pinned->released) {
+    const DriverTable* d = LoadDriver(nullptr);
+    if (d != nullptr) d->cuMemFreeHost(pinned->data);
+    livePinned.fetch_sub(1);
+  }
+  delete pinned;
+}
+
+// hostAllocBuffer(size) -> Buffer over new pinned, device-mapped memory.
+static Napi::Value HostAllocBuffer(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  size_t size = static_cast<size_t>(U64(info[0]));
+  void* p = nullptr;
+  CALL(cuMemHostAlloc, &p, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  livePinned.fetch_add(1);
+  auto* pinned = new PinnedHost{p, false};
+  {
+    std::lock_guard<std::mutex> hold(pinnedLock);
+    pinnedByAddress[p] = pinned;
+  }
+  return Napi::Buffer<uint8_t>::New(env, static_cast<uint8_t*>(p), size, FinalizePinned, pinned);
+}
+
+// hostRelease(buffer): frees the pinned memory now and detaches the buffer (no view can reach it).
+static Napi::Value HostRelease(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto view = info[0].As<Napi::Uint8Array>();
+  Napi::ArrayBuffer buffer = view.ArrayBuffer();
+  bool detached = false;
+  napi_is_detached_arraybuffer(env, buffer, &detached);
+  if (detached) return Napi::Boolean::New(env, false);
+  void* data = buffer.Data();
+  {
+    std::lock_guard<std::mutex> hold(pinnedLock);
+    auto it = pinnedByAddress.find(data);
+    if (it == pinnedByAddress.end()) throw Napi::TypeError::New(env, "hostRelease: not a buffer from hostAllocBuffer");
+    it->second->released = true;
+  }
+  buffer.Detach();  // the finalizer runs (later) and finds the memory released
+  CALL(cuMemFreeHost, data);
+  livePinned.fetch_sub(1);
+  return Napi::Boolean::New(env, true);
+}
+
+static Napi::Value LivePinned(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(livePinned.load()));
+}
+
 static Napi::Value HostRegister(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CALL(cuMemHostRegister, Handle<void*>(info[0]), static_cast<size_t>(U64(info[1])), CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
@@ -441,6 +508,9 @@ void InitCuda(Napi::Env env, Napi::Object exports) {
   def("memsetAsync", MemsetAsync);
   def("hostAlloc", HostAlloc);
   def("hostFree", HostFree);
+  def("hostAllocBuffer", HostAllocBuffer);
+  def("hostRelease", HostRelease);
+  def("livePinned", LivePinned);
   def("hostRegister", HostRegister);
   def("hostUnregister", HostUnregister);
   def("hostDevicePointer", HostDevicePointer);

@@ -23,6 +23,12 @@ class CompletionSink {
   /** Calls JS with what is queued (inside a handle scope and async context). */
   void Flush(Napi::Env env);
   size_t Capacity() const { return capacity_; }
+  /** Hands what is queued to a caller that reads the arrays itself (no callback); the count. */
+  size_t Take() {
+    size_t n = count_;
+    count_ = 0;
+    return n;
+  }
 
  private:
   Napi::FunctionReference callback_;

@@ -174,6 +174,9 @@ Napi::Value UringRing::QueueVec(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// submit(reap) -> completions already waiting, collected into the arrays for the caller to
+// read now (only with `reap`; else 0). Saves the eventfd and poll round trip when the kernel
+// finished ops while JS was busy: completions delivered in batches on the submitting call.
 Napi::Value UringRing::Submit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
@@ -181,7 +184,12 @@ Napi::Value UringRing::Submit(const Napi::CallbackInfo& info) {
   do ret = io_uring_submit(&ring_);
   while (ret == -EINTR);
   if (ret < 0) throw SystemError(env, -ret, "io_uring_enter", "submit");
-  return Napi::Number::New(env, ret);
+  if (info.Length() < 1 || !info[0].ToBoolean()) return Napi::Number::New(env, 0);
+  Collect(env);
+  bool idle = BecameIdle();
+  size_t count = sink_.Take();
+  if (idle) Unref();
+  return Napi::Number::New(env, static_cast<double>(count));
 }
 
 // cancel(id) -> true when a cancel request went to the kernel; the op's own completion then
@@ -241,43 +249,56 @@ Napi::Value UringRing::InFlight(const Napi::CallbackInfo& info) {
 
 Napi::Value UringRing::Depth(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), depth_); }
 
+// Moves up to one sink's worth of finished ops into the sink (no JS call); resubmits -EAGAIN
+// and short transfers. Returns how many it collected.
+size_t UringRing::Collect(Napi::Env env) {
+  bool resubmit = false;
+  size_t collected = 0;
+  while (collected < sink_.Capacity()) {
+    io_uring_cqe* cqe = nullptr;
+    if (io_uring_peek_cqe(&ring_, &cqe) != 0 || cqe == nullptr) break;
+    uint64_t data = cqe->user_data;
+    int res = cqe->res;
+    io_uring_cqe_seen(&ring_, cqe);
+    if (data == kCancelTag) continue;
+    IoOp* op = reinterpret_cast<IoOp*>(data);
+    bool moving = op->kind != OpKind::Fsync;
+    // -EAGAIN or a short transfer: resubmit the rest. A read that returns 0 is end of file;
+    // a read at the current position (pipes, sockets) ends with the first bytes it gets.
+    bool more = moving && res > 0 && op->Advance(static_cast<size_t>(res)) && !(op->IsRead() && op->offset < 0);
+    if (res == -EAGAIN || more) {
+      Prep(GetSqe(env), op);
+      resubmit = true;
+      continue;
+    }
+    double result = res < 0 ? res : (moving ? static_cast<double>(op->done) : 0);
+    inflight_.erase(op->id);
+    uint32_t id = op->id;
+    delete op;
+    sink_.Push(id, result);
+    collected++;
+  }
+  if (resubmit) io_uring_submit(&ring_);
+  return collected;
+}
+
+/** True when the last op finished: the poll handle stops holding the loop (Unref follows). */
+bool UringRing::BecameIdle() {
+  bool idle = inflight_.empty() && refd_;
+  if (idle) {
+    refd_ = false;
+    uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
+  }
+  return idle;
+}
+
 void UringRing::Reap(Napi::Env env) {
   // Collect at most one sink's worth, hand it to JS, repeat: JS may close the ring in its
   // callback, so nothing touches the ring after a flush without checking open_ again.
   for (;;) {
     if (!open_) return;
-    bool resubmit = false;
-    size_t collected = 0;
-    while (collected < sink_.Capacity()) {
-      io_uring_cqe* cqe = nullptr;
-      if (io_uring_peek_cqe(&ring_, &cqe) != 0 || cqe == nullptr) break;
-      uint64_t data = cqe->user_data;
-      int res = cqe->res;
-      io_uring_cqe_seen(&ring_, cqe);
-      if (data == kCancelTag) continue;
-      IoOp* op = reinterpret_cast<IoOp*>(data);
-      bool moving = op->kind != OpKind::Fsync;
-      // -EAGAIN or a short transfer: resubmit the rest. A read that returns 0 is end of file;
-      // a read at the current position (pipes, sockets) ends with the first bytes it gets.
-      bool more = moving && res > 0 && op->Advance(static_cast<size_t>(res)) && !(op->IsRead() && op->offset < 0);
-      if (res == -EAGAIN || more) {
-        Prep(GetSqe(env), op);
-        resubmit = true;
-        continue;
-      }
-      double result = res < 0 ? res : (moving ? static_cast<double>(op->done) : 0);
-      inflight_.erase(op->id);
-      uint32_t id = op->id;
-      delete op;
-      sink_.Push(id, result);
-      collected++;
-    }
-    if (resubmit) io_uring_submit(&ring_);
-    bool idle = inflight_.empty() && refd_;
-    if (idle) {
-      refd_ = false;
-      uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
-    }
+    size_t collected = Collect(env);
+    bool idle = BecameIdle();
     sink_.Flush(env);
     if (idle) Unref();  // last: after this JS may let the object go
     if (collected < sink_.Capacity() || idle) return;
@@ -287,13 +308,26 @@ void UringRing::Reap(Napi::Env env) {
 void UringRing::OnPoll(uv_poll_t* handle, int status, int events) {
   auto* self = static_cast<UringRing*>(handle->data);
   if (self == nullptr || !self->open_) return;
-  uint64_t counter;
-  while (read(self->eventFd_, &counter, sizeof counter) > 0) {
-  }
   Napi::Env env = self->Env();
   Napi::HandleScope scope(env);
   try {
-    self->Reap(env);
+    // One wakeup per batch, not per completion: the kernel stops signalling the eventfd while
+    // we reap (IORING_CQ_EVENTFD_DISABLED). Completions that land in between are seen by the
+    // check after re-enabling; after a few rounds we yield to the loop and signal ourselves.
+    for (int round = 0;; round++) {
+      io_uring_cq_eventfd_toggle(&self->ring_, false);  // -EOPNOTSUPP on old kernels: harmless
+      uint64_t counter;
+      while (read(self->eventFd_, &counter, sizeof counter) > 0) {
+      }
+      self->Reap(env);
+      if (!self->open_) return;
+      io_uring_cq_eventfd_toggle(&self->ring_, true);
+      if (io_uring_cq_ready(&self->ring_) == 0) return;
+      if (round >= 3) {
+        eventfd_write(self->eventFd_, 1);
+        return;
+      }
+    }
   } catch (const Napi::Error& e) {
     napi_fatal_exception(env, e.Value());
   }

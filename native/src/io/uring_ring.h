@@ -34,6 +34,8 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   void Prep(io_uring_sqe* sqe, IoOp* op);
   void Track(Napi::Env env, std::unique_ptr<IoOp> op);
   void Reap(Napi::Env env);
+  size_t Collect(Napi::Env env);
+  bool BecameIdle();
   void Teardown();
   static void OnPoll(uv_poll_t* handle, int status, int events);
 
