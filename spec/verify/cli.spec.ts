@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../engine/cli/main.js';
 import { foldLedger, ledgerFiles, readLedgerFile } from '../../engine/lifecycle/index.js';
@@ -82,6 +82,34 @@ describe('orbitkv verify (command line)', function () {
     assert.equal(hook.data.result, 'present');
     const fold = foldLedger(registry, readLedgerFile(ledgerFiles(registryDir)).records);
     assert.equal((fold.contracts['gap.sglang.lookup-ready-boundaries']?.context as { verify?: { result: string } }).verify?.result, 'no-longer-holds');
+  });
+
+  it('--record --key signs every record it appends; a registry with trusted signers refuses an unsigned run and appends nothing', async function () {
+    const registryDir = registryCopy();
+    const keys = join(REPO, 'spec', 'fixtures', 'keys');
+    const pub = readFileSync(join(keys, 'maintainer.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+    const history = readLedgerFile(ledgerFiles(registryDir)).records;
+    const last = history[history.length - 1]!;
+    writeFileSync(join(registryDir, 'evidence', 'allowed_signers'), `# evidence-ledger unsigned-history ${last.seq} ${last.hash}\nci-verify ${pub} maintainer\n`);
+    const source = checkout('sglang-0.5.21');
+    const unsigned = captureIo(REPO, { USER: 'ci-verify' });
+    assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', source, '--registry', registryDir, '--record'], unsigned), 1);
+    assert.match(unsigned.stderr + unsigned.stdout, /OKV4305/);
+    assert.equal(readLedgerFile(ledgerFiles(registryDir)).records.length, history.length, 'nothing appended unsigned');
+    const badKey = captureIo(REPO, { USER: 'ci-verify' });
+    assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', source, '--registry', registryDir, '--record', '--key', join(keys, 'encrypted')], badKey), 1);
+    assert.match(badKey.stderr, /OKV4307/);
+    assert.equal(readLedgerFile(ledgerFiles(registryDir)).records.length, history.length, 'an unusable key appends nothing');
+    const signed = captureIo(REPO, { USER: 'ci-verify' });
+    assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', source, '--registry', registryDir, '--record', '--key', join(keys, 'maintainer')], signed), 0, signed.stdout + signed.stderr);
+    const appended = readLedgerFile(ledgerFiles(registryDir)).records.slice(history.length);
+    assert.ok(appended.length > 0);
+    assert.ok(appended.every((r) => typeof r.signature === 'string' && r.actor === 'ci-verify'), 'every appended record is signed');
+    const check = captureIo(REPO);
+    assert.equal(await runCli(['evidence', 'verify', '--registry', registryDir], check), 0, check.stderr);
+    assert.match(check.stdout, new RegExp(`${appended.length} signed by trusted keys`));
+    const usage = captureIo(REPO);
+    assert.equal(await runCli(['verify', '--engine', 'sglang', '--source', source, '--registry', registryDir, '--key', join(keys, 'maintainer')], usage), 2, '--key without --record');
   });
 
   it('--record refuses to bind results to a profile the checkout does not prove', async function () {

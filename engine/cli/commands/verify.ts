@@ -1,10 +1,11 @@
 import type { Diagnostic } from '../../diagnostics/index.js';
 import type { Registry } from '../../registry/index.js';
+import type { SshSigningKey } from '../../lifecycle/index.js';
 import type { AssertionCheck, TargetCheck, VerifyReport } from '../../verify/index.js';
 import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
-const USAGE = `usage: orbitkv verify --engine NAME --source DIR [--registry DIR] [--record] [--format text|json]
+const USAGE = `usage: orbitkv verify --engine NAME --source DIR [--registry DIR] [--record [--key FILE]] [--format text|json]
 
 Parses an engine checkout (Python, tree-sitter) and checks the engine's hook targets, consumed
 interface symbols and gap source assertions; reports the checkout's version against the pin.
@@ -13,6 +14,9 @@ interface symbols and gap source assertions; reports the checkout's version agai
   --registry DIR   registry folder (default: ./contracts, else the registry shipped in the package)
   --record         append the results to the evidence ledger (sha256 of every file read)
   --actor NAME     who records (default: $ORBITKV_ACTOR, else $USER)
+  --key FILE       with --record: sign every record with this OpenSSH ed25519 private key
+                   (default: $ORBITKV_SIGNING_KEY); required once the registry lists
+                   trusted signers in evidence/allowed_signers
   --format FORMAT  text (default: one line per checked symbol or assertion) or json
   --threads N      worker threads (default: one per CPU; 0 parses in the main thread)
   --no-cache       parse every file (default: reuse symbol tables by content hash from
@@ -39,6 +43,7 @@ export const command: CommandModule = {
       registry: { type: 'string' },
       record: { type: 'boolean' },
       actor: { type: 'string' },
+      key: { type: 'string' },
       format: { type: 'string' },
       threads: { type: 'string' },
       'no-cache': { type: 'boolean' },
@@ -52,6 +57,7 @@ export const command: CommandModule = {
     const format = (values.format ?? 'text') as Format;
     if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${values.format}'`, `use --format ${FORMATS.join('|')}`);
     if (values.threads !== undefined && !/^\d+$/.test(values.threads)) throw new UsageError(`--threads '${values.threads}' is not a whole number`);
+    if (values.key !== undefined && !values.record) throw new UsageError('--key signs what --record appends', 'add --record, or drop --key');
 
     const { resolve } = await import('node:path');
     const { loadRegistry, resolveRegistryDir } = await import('../../registry/index.js');
@@ -75,7 +81,15 @@ export const command: CommandModule = {
     const diagnostics = [...report.diagnostics];
     let recorded = 0;
     if (values.record && report.verdict !== 'unusable') {
-      const outcome = await record(report, loaded.registry, values.actor ?? io.env['ORBITKV_ACTOR'] ?? io.env['USER'] ?? 'orbitkv verify', (await import('../../lifecycle/index.js')).cacheDirFor(io.cwd, io.env));
+      const lifecycle = await import('../../lifecycle/index.js');
+      // The key is read before anything is appended: an unusable key appends nothing.
+      const keyFile = values.key ?? io.env['ORBITKV_SIGNING_KEY'];
+      const key = keyFile !== undefined && keyFile !== '' ? lifecycle.loadSigningKey(resolve(io.cwd, keyFile)) : undefined;
+      if (key && 'code' in key) {
+        io.err(formatDiagnostics([key], { format: 'text', root: dir, cwd: io.cwd }));
+        return EXIT.failed;
+      }
+      const outcome = await record(report, loaded.registry, values.actor ?? io.env['ORBITKV_ACTOR'] ?? io.env['USER'] ?? 'orbitkv verify', lifecycle.cacheDirFor(io.cwd, io.env), key);
       recorded = outcome.recorded;
       diagnostics.push(...outcome.diagnostics);
     }
@@ -94,7 +108,7 @@ export const command: CommandModule = {
  * Appends the run's records through the ledger's public API, each admitted by the lifecycle
  * rules; stops at the first refusal (earlier records stay: each is a fact on its own).
  */
-async function record(report: VerifyReport, registry: Registry, actor: string, cacheDir: string | undefined): Promise<{ recorded: number; diagnostics: Diagnostic[] }> {
+async function record(report: VerifyReport, registry: Registry, actor: string, cacheDir: string | undefined, key: SshSigningKey | undefined): Promise<{ recorded: number; diagnostics: Diagnostic[] }> {
   const { evidenceDrafts } = await import('../../verify/evidence.js');
   const { diagnose } = await import('../../diagnostics/index.js');
   const lifecycle = await import('../../lifecycle/index.js');
@@ -103,7 +117,7 @@ async function record(report: VerifyReport, registry: Registry, actor: string, c
   const files = lifecycle.ledgerFiles(registry.root);
   let recorded = 0;
   for (const draft of built.drafts) {
-    const result = lifecycle.appendEvidence(files, draft, lifecycle.ledgerAdmission(registry, files, { committed: lifecycle.snapshotOnCommit(cacheDir, registry, files) }));
+    const result = lifecycle.appendEvidence(files, draft, lifecycle.ledgerAdmission(registry, files, { committed: lifecycle.snapshotOnCommit(cacheDir, registry, files), ...(key ? { key } : {}) }));
     if (!result.record) return { recorded, diagnostics: [...result.diagnostics, diagnose('recordUnavailable', { contract: draft.subject }, `${recorded} of ${built.drafts.length} record(s) appended before the ledger refused one`)] };
     recorded++;
   }
