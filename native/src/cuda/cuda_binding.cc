@@ -163,8 +163,11 @@ static std::unordered_map<void*, PinnedHost*> pinnedByAddress;
 
 static void FinalizePinned(Napi::Env env, uint8_t*, PinnedHost* pinned) {
   {
+    // Only this buffer's entry: after hostRelease the driver may hand the same address to a
+    // newer allocation, whose entry a late finalizer of the old buffer must not drop.
     std::lock_guard<std::mutex> hold(pinnedLock);
-    pinnedByAddress.erase(pinned->data);
+    auto it = pinnedByAddress.find(pinned->data);
+    if (it != pinnedByAddress.end() && it->second == pinned) pinnedByAddress.erase(it);
   }
   if (!pinned->released) {
     const DriverTable* d = LoadDriver(nullptr);

@@ -18,9 +18,13 @@ static std::mutex mappingsLock;
 static std::unordered_set<void*> mappings;
 
 static void Unmap(void* data, size_t length, void*) {
+  // Forget the address before the kernel can reuse it: a mapping made on another thread right
+  // after munmap may get the same address, and its entry must survive.
+  {
+    std::lock_guard<std::mutex> hold(mappingsLock);
+    mappings.erase(data);
+  }
   munmap(data, length);
-  std::lock_guard<std::mutex> hold(mappingsLock);
-  mappings.erase(data);
 }
 
 static constexpr unsigned kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
