@@ -3,7 +3,7 @@
  * `orbitkv generate` emits for the registry it serves (same emitter, same text), compiled
  * in memory and imported once. No second evaluator exists to drift from the shared vectors.
  */
-import ts from 'typescript';
+import { ts } from 'ts-morph';
 import type { Registry } from '../../registry/index.js';
 import { emitTypescriptRejections, rejectionTable } from '../../../generators/rejections/index.js';
 
