@@ -194,6 +194,7 @@ export function planAdapters(registry: Registry, version: string): AdapterPlan {
         lazyImport: lazy ? { forbiddenModules: [...(lazy.policy as LazyImportRule).forbiddenModules], noConnection: (lazy.policy as LazyImportRule).noConnection } : null,
         pins: table.pins,
         rejections: table.rejections,
+        profile: table.profiles[engine.name] ?? {},
         template: templateData.data,
       },
     });

@@ -2,6 +2,7 @@ import type { Diagnostic } from '../../engine/diagnostics/index.js';
 import type { EngineContract, HookContract, InterfaceContract } from '../../engine/model/index.js';
 import type { Registry } from '../../engine/registry/index.js';
 import type { Product } from '../../engine/registry/index.js';
+import type { ProfileRules } from '../rejections/profile.js';
 
 /** Hook types applied through an engine's hook registry on a dotted target; other types attach through template classes. */
 export const REGISTRY_HOOK_TYPES: readonly string[] = ['BEFORE', 'AFTER', 'AROUND', 'REPLACE'];
@@ -41,6 +42,8 @@ export interface AdapterTemplate {
   hookModule?: string;
   /** The entry point object (`plugin:register`). */
   entryPoint: string;
+  /** How the engine reads the facts rejections look at (a fallback config root, env normalisation); both rejection emitters apply them. */
+  profile?: ProfileRules;
   /** Template-specific data, modules and provided names, chosen by the consumed interface contracts. */
   data(context: TemplateContext): TemplateData;
 }

@@ -1,14 +1,9 @@
 import { productOf } from '../../engine/registry/index.js';
 import type { Registry } from '../../engine/registry/index.js';
-import type { Predicate, RemovalGate, UpstreamCondition } from '../../engine/model/index.js';
-
-/** One step of what must happen before a rejected profile may reopen (or a hook may go). */
-export interface GateStep {
-  /** The gap or hook contract whose reopening / removal gate this is. */
-  contract: string;
-  upstream: UpstreamCondition[];
-  gates: string[];
-}
+import type { Predicate } from '../../engine/model/index.js';
+import { ADAPTER_TEMPLATES } from '../adapters/templates.js';
+import type { ProfileRules } from './profile.js';
+import { type GateStep, gateSteps } from './gates.js';
 
 /** The engine pin a profile's version must match. */
 export interface PinData {
@@ -37,6 +32,8 @@ export interface RejectionTable {
   product: { name: string };
   pins: PinData[];
   rejections: RejectionData[];
+  /** How each engine of the table reads its profile (its adapter template's rules), by engine name; engines without rules are left out. */
+  profiles: Record<string, ProfileRules>;
 }
 
 const byId = <T extends { id: string } | { contract: string }>(a: T, b: T): number => {
@@ -67,27 +64,12 @@ export function rejectionTable(registry: Registry, engines?: readonly string[]):
       gate: gateSteps(registry, r.justifiedBy),
     }))
     .sort(byId);
-  return { product: { name: productOf(registry).name }, pins, rejections };
-}
-
-/**
- * The reopening gates of the named gaps and the removal gates of the named kept hooks (a
- * removed hook's gate was already met; other kinds have none).
- */
-export function gateSteps(registry: Registry, ids: readonly string[]): GateStep[] {
-  const steps: GateStep[] = [];
-  for (const id of ids) {
-    const c = registry.get(id);
-    if (c?.kind === 'gap') steps.push(step(id, c.reopening));
-    else if (c?.kind === 'hook' && c.disposition.state === 'kept') steps.push(step(id, c.removalGate));
+  const engineNames = [...new Set([...pins.map((p) => p.engine), ...rejections.map((r) => r.engine)])].sort();
+  const profiles: Record<string, ProfileRules> = {};
+  for (const name of engineNames) {
+    const rules = Object.prototype.hasOwnProperty.call(ADAPTER_TEMPLATES, name) ? ADAPTER_TEMPLATES[name]!.profile : undefined;
+    if (rules) profiles[name] = rules;
   }
-  return steps;
+  return { product: { name: productOf(registry).name }, pins, rejections, profiles };
 }
 
-function step(contract: string, gate: Pick<RemovalGate, 'upstream' | 'gates'>): GateStep {
-  return {
-    contract,
-    upstream: gate.upstream.map((u) => (u.upstream !== undefined ? { upstream: u.upstream, requires: u.requires } : { requires: u.requires })),
-    gates: [...gate.gates],
-  };
-}

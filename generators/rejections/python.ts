@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from . import _data
 
 _PRODUCT = (_data.DATA.get("product") or {}).get("name", "adapter")
-_PROFILE_RULES = (_data.DATA.get("template") or {}).get("profile") or {}
+_PROFILE_RULES = _data.DATA.get("profile") or {}
 
 _ABSENT = object()
 _SCALARS = (list, tuple, str, bytes, int, float, bool)

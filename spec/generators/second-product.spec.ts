@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { runCli } from '../../engine/cli/main.js';
 import { productOf } from '../../engine/registry/index.js';
 import { planAdapters } from '../../generators/index.js';
@@ -53,7 +54,7 @@ describe('a second product registry (spec/fixtures/tessera): validate, generate,
   });
 
   it('"orbitkv" appears nowhere in its generated packages (sources, metadata, wheels)', () => {
-    const files = [...filesUnder(join(out, 'tessera-sglang')), ...filesUnder(join(out, 'tessera-vllm')), ...filesUnder(join(out, 'wheels'))];
+    const files = [...filesUnder(join(out, 'tessera-sglang')), ...filesUnder(join(out, 'tessera-vllm')), ...filesUnder(join(out, 'wheels')), ...filesUnder(join(out, 'typescript'))];
     assert.ok(files.length > 20);
     for (const file of files) {
       let text = readFileSync(file).toString('latin1');
@@ -62,6 +63,32 @@ describe('a second product registry (spec/fixtures/tessera): validate, generate,
       assert.doesNotMatch(text, /orbitkv/i, file);
     }
     assert.ok(statSync(join(out, 'wheels')).isDirectory());
+    assert.ok(files.includes(join(out, 'typescript', 'rejections.ts')));
+  });
+
+  it("its TypeScript rejection module (the Manager's) names the product and reads profiles as the Python preflight does", async () => {
+    const mod = (await import(pathToFileURL(join(out, 'typescript', 'rejections.ts')).href)) as {
+      PRODUCT: string;
+      evaluate(p: unknown): { accepted: boolean; pin: { matches: boolean }; rejections: { id: string }[] };
+      describe(entry: unknown): string;
+    };
+    assert.equal(mod.PRODUCT, 'Tessera');
+    // A local-part version matches the pin; a first segment that is not a root resolves under vllm_config.
+    const rejected = mod.evaluate({ engine: 'vllm', version: '0.31.0+cu130', env: {}, config: { vllm_config: { speculative_config: { method: 'eagle' } } } });
+    assert.equal(rejected.pin.matches, true);
+    assert.deepEqual(rejected.rejections.map((r) => r.id), ['rejection.vllm.speculative']);
+    assert.match(mod.describe(rejected.rejections[0]), /^Tessera rejection rejection\.vllm\.speculative: /);
+    assert.equal(mod.evaluate({ engine: 'vllm', version: '0.31.0+cu130', env: {}, config: {} }).accepted, true);
+  });
+
+  it('its REGISTRY.md is headed with its product name', async () => {
+    const dir = join(tempDir('tessera-report'), 'registry');
+    cpSync(TESSERA, dir, { recursive: true });
+    const io = captureIo();
+    assert.equal(await runCli(['report', '--registry', dir], io), 0, io.stderr);
+    const report = readFileSync(join(dir, 'REGISTRY.md'), 'utf8');
+    assert.match(report, /^# Tessera contract registry$/m);
+    assert.doesNotMatch(report, /^# .*orbitkv/im);
   });
 
   it('preflights a profile with the generated package (3 rejected, 0 accepted)', () => {

@@ -1,6 +1,6 @@
 import { diagnose, type Diagnostic } from '../../../engine/diagnostics/index.js';
 import type { InterfaceContract } from '../../../engine/model/index.js';
-import { gateSteps } from '../../rejections/index.js';
+import { gateSteps } from '../../rejections/gates.js';
 import { signatureFingerprint } from '../signature.js';
 import { type AdapterTemplate, type TemplateContext, type TemplateData, REGISTRY_HOOK_TYPES, consumedSymbol, splitDotted } from '../template.js';
 import { HOOKS_PY } from './hooks.py.js';

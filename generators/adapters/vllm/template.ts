@@ -1,4 +1,5 @@
 import { diagnose, type Diagnostic } from '../../../engine/diagnostics/index.js';
+import type { ProfileRules } from '../../rejections/profile.js';
 import { type AdapterTemplate, type TemplateContext, type TemplateData, consumedSymbol, splitDotted } from '../template.js';
 
 /** The vLLM symbols this template builds on (engine-specific knowledge lives only here). */
@@ -10,10 +11,10 @@ const REGISTER = 'KVConnectorFactory.register_connector';
  * hands the connector `vllm_config` and `kv_cache_config`); `VLLM_ALLOW_RUNTIME_LORA_UPDATING` is
  * read as `value.strip().lower()` (vllm/envs.py).
  */
-const PROFILE_RULES = {
+const PROFILE_RULES: ProfileRules = {
   fallbackRoot: 'vllm_config',
   envParsing: { VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'strip-lower' },
-} as const;
+};
 
 function data(context: TemplateContext): TemplateData {
   const diagnostics: Diagnostic[] = [];
@@ -38,7 +39,7 @@ function data(context: TemplateContext): TemplateData {
   if (!register) diagnostics.push(diagnose('templateSymbolMissing', { contract: context.engine.id }, `*.${REGISTER} (method)`));
   const factory = register ? splitDotted(register.target) : { module: '', name: '' };
   return {
-    data: { connectors, factory: { ...splitDotted(factory.module), method: factory.name }, profile: PROFILE_RULES },
+    data: { connectors, factory: { ...splitDotted(factory.module), method: factory.name } },
     modules: { 'plugin.py': PLUGIN_PY, 'connector.py': CONNECTOR_PY },
     provides: [],
     adapterModule: 'connector',
@@ -146,5 +147,6 @@ for _spec in _data.DATA["template"]["connectors"]:
 
 export const vllmTemplate: AdapterTemplate = {
   entryPoint: 'plugin:register',
+  profile: PROFILE_RULES,
   data,
 };
