@@ -15,9 +15,21 @@ export interface ScanTarget {
   file: string;
 }
 
-export interface PoolRequest {
-  batch: number;
-  files: ScanTarget[];
+/**
+ * What a worker starts with: every file, the batch size, and the shared counter every thread
+ * (workers and the caller) claims the next batch from, so no thread waits for another to hand
+ * it work (the caller is busy parsing and reads replies only between its own batches).
+ */
+export interface PoolWork {
+  files: readonly ScanTarget[];
+  batchSize: number;
+  /** One Int32 over a SharedArrayBuffer: the index of the next unclaimed batch. */
+  next: Int32Array;
+}
+
+/** Claims the next batch index from the shared counter; at or past `batches` means none is left. */
+export function claimBatch(next: Int32Array): number {
+  return Atomics.add(next, 0, 1);
 }
 
 export type PoolReply = { type: 'ready' } | { type: 'grammar'; diagnostic: Diagnostic } | { type: 'scans'; batch: number; scans: FileScan[] };
@@ -45,10 +57,10 @@ function tsxEsmApi(): string {
   return pathToFileURL(join(dirname(manifest), pkg.exports['./esm/api']!.import.default)).href;
 }
 
-function startWorker(options: ScanOptions): Worker {
+function startWorker(options: ScanOptions, work: PoolWork): Worker {
   const self = new URL(import.meta.url);
   const entry = new URL(`./worker${extname(self.pathname)}`, self);
-  const workerData = { wasmPath: pythonWasmPath(), options };
+  const workerData = { wasmPath: pythonWasmPath(), options, work };
   if (extname(self.pathname) !== '.ts') return new Worker(entry, { workerData });
   // Running from TypeScript sources (specs, `tsx`): worker threads do not inherit tsx's loader.
   const code = `import(${JSON.stringify(tsxEsmApi())}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
@@ -63,12 +75,11 @@ function startWorker(options: ScanOptions): Worker {
  */
 export async function scanFiles(files: readonly ScanTarget[], options: ScanOptions, threads?: number): Promise<FileScan[]> {
   const count = workerCount(files.length, threads);
-  const batches: ScanTarget[][] = [];
-  for (let i = 0; i < files.length; i += BATCH) batches.push(files.slice(i, i + BATCH));
-  const results: FileScan[][] = new Array<FileScan[]>(batches.length);
+  const batchCount = Math.ceil(files.length / BATCH);
+  const work: PoolWork = { files, batchSize: BATCH, next: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)) };
+  const results: FileScan[][] = new Array<FileScan[]>(batchCount);
   const workers: Worker[] = [];
-  let next = 0;
-  let pending = batches.length;
+  let pending = batchCount;
   let fail: ((error: unknown) => void) | undefined;
   let finish: (() => void) | undefined;
   const done = new Promise<void>((resolve, reject) => {
@@ -83,19 +94,12 @@ export async function scanFiles(files: readonly ScanTarget[], options: ScanOptio
   };
   if (pending === 0) finish!();
   try {
-    for (let i = 0; i < count && batches.length > 1; i++) {
-      const worker = startWorker(options);
+    for (let i = 0; i < count && batchCount > 1; i++) {
+      const worker = startWorker(options, work);
       workers.push(worker);
-      const feed = (): void => {
-        if (next < batches.length) {
-          const batch = next++;
-          worker.postMessage({ batch, files: batches[batch]! } satisfies PoolRequest);
-        }
-      };
       worker.on('message', (reply: PoolReply) => {
         if (reply.type === 'grammar') return fail!(new GrammarMismatchError(reply.diagnostic));
         if (reply.type === 'scans') settle(reply.batch, reply.scans);
-        feed();
       });
       worker.on('error', (error) => fail!(error));
       worker.on('exit', (code) => {
@@ -105,9 +109,8 @@ export async function scanFiles(files: readonly ScanTarget[], options: ScanOptio
     const parser = await loadPythonParser();
     try {
       const bodies = new Set(options.bodies);
-      while (next < batches.length) {
-        const batch = next++;
-        settle(batch, batches[batch]!.map((f) => scanFile(parser, f.absolute, f.file, options, bodies)));
+      for (let batch = claimBatch(work.next); batch < batchCount; batch = claimBatch(work.next)) {
+        settle(batch, files.slice(batch * BATCH, (batch + 1) * BATCH).map((f) => scanFile(parser, f.absolute, f.file, options, bodies)));
         // let worker replies in between batches
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
