@@ -71,10 +71,13 @@ function startWorker(options: ScanOptions, work: PoolWork): Worker {
  * Scans every file with a pool of worker threads, each loading the grammar once, and returns
  * the scans in input order. The calling thread takes batches too, so a worker's start-up
  * (loading the wasm, or TypeScript under tsx) never leaves a core idle. Workers are always
- * terminated before this settles.
+ * terminated before this settles. `callerScans: false` leaves every batch to the workers (when
+ * there are any): what a spec uses to prove the workers' tables equal the calling thread's.
  */
-export async function scanFiles(files: readonly ScanTarget[], options: ScanOptions, threads?: number): Promise<FileScan[]> {
+export async function scanFiles(files: readonly ScanTarget[], options: ScanOptions, threads?: number, callerScans = true): Promise<FileScan[]> {
   const count = workerCount(files.length, threads);
+  // the calling thread stays out only when asked and there is a worker to do the work
+  const caller = callerScans || count === 0;
   const batchCount = Math.ceil(files.length / BATCH);
   const work: PoolWork = { files, batchSize: BATCH, next: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)) };
   const results: FileScan[][] = new Array<FileScan[]>(batchCount);
@@ -94,7 +97,7 @@ export async function scanFiles(files: readonly ScanTarget[], options: ScanOptio
   };
   if (pending === 0) finish!();
   try {
-    for (let i = 0; i < count && batchCount > 1; i++) {
+    for (let i = 0; i < count && (batchCount > 1 || !caller); i++) {
       const worker = startWorker(options, work);
       workers.push(worker);
       worker.on('message', (reply: PoolReply) => {
@@ -106,16 +109,16 @@ export async function scanFiles(files: readonly ScanTarget[], options: ScanOptio
         if (pending > 0 && code !== 0) fail!(new Error(`verify scan worker exited with code ${code}`));
       });
     }
-    const parser = await loadPythonParser();
+    const parser = caller ? await loadPythonParser() : undefined;
     try {
       const bodies = new Set(options.bodies);
-      for (let batch = claimBatch(work.next); batch < batchCount; batch = claimBatch(work.next)) {
-        settle(batch, files.slice(batch * BATCH, (batch + 1) * BATCH).map((f) => scanFile(parser, f.absolute, f.file, options, bodies)));
+      for (let batch = parser ? claimBatch(work.next) : batchCount; batch < batchCount; batch = claimBatch(work.next)) {
+        settle(batch, files.slice(batch * BATCH, (batch + 1) * BATCH).map((f) => scanFile(parser!, f.absolute, f.file, options, bodies)));
         // let worker replies in between batches
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
-      parser.delete();
+      parser?.delete();
     }
     await done;
   } finally {
