@@ -15,9 +15,21 @@ export interface ScanTarget {
   file: string;
 }
 
-export interface PoolRequest {
-  batch: number;
-  files: ScanTarget[];
+/**
+ * What a worker starts with: every file, the batch size, and the shared counter every thread
+ * (workers and the caller) claims the next batch from, so no thread waits for another to hand
+ * it work (the caller is busy parsing and reads replies only between its own batches).
+ */
+export interface PoolWork {
+  files: readonly ScanTarget[];
+  batchSize: number;
+  /** One Int32 over a SharedArrayBuffer: the index of the next unclaimed batch. */
+  next: Int32Array;
+}
+
+/** Claims the next batch index from the shared counter; at or past `batches` means none is left. */
+export function claimBatch(next: Int32Array): number {
+  return Atomics.add(next, 0, 1);
 }
 
 export type PoolReply = { type: 'ready' } | { type: 'grammar'; diagnostic: Diagnostic } | { type: 'scans'; batch: number; scans: FileScan[] };
@@ -45,10 +57,10 @@ function tsxEsmApi(): string {
   return pathToFileURL(join(dirname(manifest), pkg.exports['./esm/api']!.import.default)).href;
 }
 
-function startWorker(options: ScanOptions): Worker {
+function startWorker(options: ScanOptions, work: PoolWork): Worker {
   const self = new URL(import.meta.url);
   const entry = new URL(`./worker${extname(self.pathname)}`, self);
-  const workerData = { wasmPath: pythonWasmPath(), options };
+  const workerData = { wasmPath: pythonWasmPath(), options, work };
   if (extname(self.pathname) !== '.ts') return new Worker(entry, { workerData });
   // Running from TypeScript sources (specs, `tsx`): worker threads do not inherit tsx's loader.
   const code = `import(${JSON.stringify(tsxEsmApi())}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
@@ -59,16 +71,18 @@ function startWorker(options: ScanOptions): Worker {
  * Scans every file with a pool of worker threads, each loading the grammar once, and returns
  * the scans in input order. The calling thread takes batches too, so a worker's start-up
  * (loading the wasm, or TypeScript under tsx) never leaves a core idle. Workers are always
- * terminated before this settles.
+ * terminated before this settles. `callerScans: false` leaves every batch to the workers (when
+ * there are any): what a spec uses to prove the workers' tables equal the calling thread's.
  */
-export async function scanFiles(files: readonly ScanTarget[], options: ScanOptions, threads?: number): Promise<FileScan[]> {
+export async function scanFiles(files: readonly ScanTarget[], options: ScanOptions, threads?: number, callerScans = true): Promise<FileScan[]> {
   const count = workerCount(files.length, threads);
-  const batches: ScanTarget[][] = [];
-  for (let i = 0; i < files.length; i += BATCH) batches.push(files.slice(i, i + BATCH));
-  const results: FileScan[][] = new Array<FileScan[]>(batches.length);
+  // the calling thread stays out only when asked and there is a worker to do the work
+  const caller = callerScans || count === 0;
+  const batchCount = Math.ceil(files.length / BATCH);
+  const work: PoolWork = { files, batchSize: BATCH, next: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)) };
+  const results: FileScan[][] = new Array<FileScan[]>(batchCount);
   const workers: Worker[] = [];
-  let next = 0;
-  let pending = batches.length;
+  let pending = batchCount;
   let fail: ((error: unknown) => void) | undefined;
   let finish: (() => void) | undefined;
   const done = new Promise<void>((resolve, reject) => {
@@ -83,36 +97,28 @@ export async function scanFiles(files: readonly ScanTarget[], options: ScanOptio
   };
   if (pending === 0) finish!();
   try {
-    for (let i = 0; i < count && batches.length > 1; i++) {
-      const worker = startWorker(options);
+    for (let i = 0; i < count && (batchCount > 1 || !caller); i++) {
+      const worker = startWorker(options, work);
       workers.push(worker);
-      const feed = (): void => {
-        if (next < batches.length) {
-          const batch = next++;
-          worker.postMessage({ batch, files: batches[batch]! } satisfies PoolRequest);
-        }
-      };
       worker.on('message', (reply: PoolReply) => {
         if (reply.type === 'grammar') return fail!(new GrammarMismatchError(reply.diagnostic));
         if (reply.type === 'scans') settle(reply.batch, reply.scans);
-        feed();
       });
       worker.on('error', (error) => fail!(error));
       worker.on('exit', (code) => {
         if (pending > 0 && code !== 0) fail!(new Error(`verify scan worker exited with code ${code}`));
       });
     }
-    const parser = await loadPythonParser();
+    const parser = caller ? await loadPythonParser() : undefined;
     try {
       const bodies = new Set(options.bodies);
-      while (next < batches.length) {
-        const batch = next++;
-        settle(batch, batches[batch]!.map((f) => scanFile(parser, f.absolute, f.file, options, bodies)));
+      for (let batch = parser ? claimBatch(work.next) : batchCount; batch < batchCount; batch = claimBatch(work.next)) {
+        settle(batch, files.slice(batch * BATCH, (batch + 1) * BATCH).map((f) => scanFile(parser!, f.absolute, f.file, options, bodies)));
         // let worker replies in between batches
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
-      parser.delete();
+      parser?.delete();
     }
     await done;
   } finally {

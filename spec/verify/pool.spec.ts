@@ -17,6 +17,9 @@ describe('verify: the scan pool', function () {
     assert.equal(pooled.length, files.length);
     assert.deepEqual(pooled, alone);
     assert.deepEqual(pooled.map((s) => s.file), files.map((f) => f.file));
+    // the calling thread may finish a small tree before a worker starts: here only workers scan
+    const workersOnly = await scanFiles(files, options, 2, false);
+    assert.deepEqual(workersOnly, alone);
     const runner = pooled.find((s) => s.file === 'vllm/v1/worker/gpu/model_runner.py')!;
     const execute = runner.definitions.find((d) => d.qualname === 'GPUModelRunner.execute_model');
     assert.ok(execute?.kind === 'function' && execute.calls.length > 0, 'bodies of scoped functions are read');
