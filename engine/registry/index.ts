@@ -9,6 +9,6 @@ export { validateRegistry, generationBlockers, type ValidateOptions } from './va
 export { RULES, type RegistryRule, type RuleContext, type RuleSite } from './rules/index.js';
 export { referencesOf, engineReferenceOf, type Reference, type EngineReference } from './references.js';
 export { modelineFor, isModeline } from './modeline.js';
-export { compareVersions, lineOf } from './version.js';
+export { compareVersions, lineOf, parseVersion, samePublicVersion } from './version.js';
 export { scaffoldContract, PLACEHOLDER, type ScaffoldOptions } from './scaffold.js';
 export { productOf, type Product } from './product.js';

@@ -113,6 +113,19 @@ export function compareVersions(a: string, b: string): number {
   return compareParsed(x, y);
 }
 
+/**
+ * Whether a version seen on a machine is the pinned one: PEP 440 equality with the local part
+ * ignored, as engine wheels carry build tags (`0.31.0+cu130` is the 0.31.0 release; `0.31.0rc1`
+ * is not). Two strings that are not versions are the same only when equal.
+ */
+export function samePublicVersion(found: string, pinned: string): boolean {
+  if (found === pinned) return true;
+  const x = cachedParse(found);
+  const y = cachedParse(pinned);
+  if (!x || !y) return false;
+  return compareParsed({ ...x, local: undefined }, { ...y, local: undefined }) === 0;
+}
+
 /** The release line (`major.minor`) a version is on: `0.31.0` → `0.31`, `v0.5.22rc1` → `0.5`. */
 export function lineOf(version: string): string {
   const v = cachedParse(version);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import type { EngineContract } from '../model/index.js';
+import { parseVersion, samePublicVersion } from '../registry/version.js';
 import type { ModuleIndex, ModuleInfo } from './module-index.js';
 import type { CheckoutVersion } from './report.js';
 
@@ -126,13 +127,13 @@ export function gitHead(root: string): string | undefined {
   }
 }
 
-/** A release tag (`v0.31.0`, `0.5.21`) on the commit, as release checkouts have. */
+/** A release tag (`v0.31.0`, `0.5.21`, `v0.6.0rc1`: any PEP 440 version) on the commit, as release checkouts have. */
 export function gitTagVersion(root: string, commit: string): { value: string; file: string } | undefined {
   const dirs = gitDirs(root);
   if (!dirs) return undefined;
   for (const [ref, target] of gitRefs(dirs.common)) {
-    const m = /^refs\/tags\/v?(\d+(?:\.\d+)+(?:\.post\d+)?)$/.exec(ref);
-    if (m && (target === commit || taggedCommit(dirs.common, target) === commit)) return { value: m[1]!, file: `.git ${ref}` };
+    const m = /^refs\/tags\/v?(\d+(?:\.\d+)+[0-9a-zA-Z.+_-]*)$/.exec(ref);
+    if (m && parseVersion(m[1]!) && (target === commit || taggedCommit(dirs.common, target) === commit)) return { value: m[1]!, file: `.git ${ref}` };
   }
   return undefined;
 }
@@ -167,7 +168,7 @@ export function checkoutVersion(engine: EngineContract, index: ModuleIndex): Che
   const fileCommit = gitCommit ? undefined : commitHolders.map((m) => assignedString(index, m, COMMIT_NAMES, (v) => /^g?[0-9a-f]{7,40}$/.test(v))).find(Boolean);
   const commit = gitCommit ?? fileCommit?.value.replace(/^g(?=[0-9a-f]{7})/, '');
   const out: CheckoutVersion = { pinnedVersion: engine.version, ...(engine.commit ? { pinnedCommit: engine.commit } : {}) };
-  if (version) Object.assign(out, { version: version.value, versionFrom: version.file.startsWith(tree.root) ? version.file.slice(tree.root.length + 1) : version.file, versionMatches: version.value === engine.version || version.value.split('+')[0] === engine.version });
+  if (version) Object.assign(out, { version: version.value, versionFrom: version.file.startsWith(tree.root) ? version.file.slice(tree.root.length + 1) : version.file, versionMatches: samePublicVersion(version.value, engine.version) });
   if (commit) Object.assign(out, { commit, commitFrom: gitCommit ? '.git' : fileCommit!.file, ...(engine.commit ? { commitMatches: commit.length >= 7 && engine.commit.startsWith(commit.toLowerCase()) } : {}) });
   return out;
 }

@@ -60,6 +60,23 @@ describe("verify: the checkout's own version and commit", function () {
     assert.equal(loose.version?.versionFrom, '.git refs/tags/v0.31.0');
   });
 
+  it('a pre-release tag on HEAD is read as that version (not the pin), and a local build tag still matches the pin under PEP 440', async function () {
+    const dir = checkout('vllm-0.31.0');
+    rmSync(join(dir, 'vllm/_version.py'));
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(join(dir, '.git/HEAD'), `${OTHER}\n`);
+    writeFileSync(join(dir, '.git/packed-refs'), `${OTHER} refs/tags/v0.31.0rc1\n`);
+    const rc = await verifyEngine({ registry: embeddedRegistry(), engine: 'vllm', source: dir, threads: 0 });
+    assert.equal(rc.version?.version, '0.31.0rc1');
+    assert.equal(rc.version?.versionFrom, '.git refs/tags/v0.31.0rc1');
+    assert.equal(rc.version?.versionMatches, false, 'a release candidate is not the 0.31.0 release');
+    for (const [tag, matches] of [['v0.31.0+cu130', true], ['0.31.0.0', true], ['v0.31.0.post1', false]] as const) {
+      writeFileSync(join(dir, '.git/packed-refs'), `${OTHER} refs/tags/${tag}\n`);
+      const report = await verifyEngine({ registry: embeddedRegistry(), engine: 'vllm', source: dir, threads: 0 });
+      assert.equal(report.version?.versionMatches, matches, tag);
+    }
+  });
+
   it('a checkout at another commit: OKV6012, the checks still run', async function () {
     const dir = checkout('sglang-0.5.21');
     mkdirSync(join(dir, '.git'));
