@@ -25,7 +25,11 @@ export interface Block {
   dramBusy: number;
   /** Staged in DRAM and not yet offered to the SSD tier: DRAM must not drop it yet. */
   awaitingWriteBack: boolean;
+  /** The SSD → DRAM read in progress: its DRAM slot holds no valid bytes until it settles. */
+  loading?: Promise<LoadVerdict>;
 }
+
+type LoadVerdict = { slot: Buffer; tier: Tier } | { reason: MissReason | 'dram-full' | 'ssd-read-failed' };
 
 export type Tier = 'dram' | 'ssd';
 
@@ -202,9 +206,15 @@ export class BlockCache {
    * against the index checksum); a reason when they cannot be served. The caller holds a
    * lease, and on success the DRAM slot is busy until it calls `idle(key)`.
    */
-  async inDram(key: string): Promise<{ slot: Buffer; tier: Tier } | { reason: MissReason | 'dram-full' | 'ssd-read-failed' }> {
+  async inDram(key: string): Promise<LoadVerdict> {
     const b = this.blocks.get(key);
     if (!b || b.state !== 'ready') return { reason: b ? 'pending' : 'absent' };
+    if (b.loading) {
+      // Another restore is reading this block from SSD: its verdict (checksum included) is ours.
+      const verdict = await b.loading;
+      if ('reason' in verdict) return verdict;
+      return this.inDram(key);
+    }
     if (b.dram >= 0) {
       this.dram.pool.touch(b.dram);
       b.dramBusy++;
@@ -218,6 +228,16 @@ export class BlockCache {
     b.dram = slot;
     this.dramOwner[slot] = key;
     b.dramBusy++;
+    const loading = this.load(b, ssd, slot);
+    b.loading = loading;
+    try {
+      return await loading;
+    } finally {
+      if (b.loading === loading) delete b.loading;
+    }
+  }
+
+  private async load(b: Block, ssd: SsdTier, slot: number): Promise<LoadVerdict> {
     let good: boolean;
     try {
       good = await ssd.read(b.ssd, this.dram.slot(slot), b.crc, b.length);
