@@ -49,3 +49,39 @@ describe('runtime: overlapping requests against a real Manager', function () {
     await Promise.all([c.close(), d.close()]);
   });
 });
+
+describe('runtime: SIGTERM drains what is in flight', function () {
+  this.timeout(120_000);
+
+  it('a save in flight when SIGTERM arrives is answered, and a restarted Manager serves its blocks', async () => {
+    const ssd = tempDir('ssd');
+    const flags = ['--dram', '8m', '--ssd', ssd, '--ssd-size', '16m', '--block-size', '64k'];
+    const m = await startManager(flags);
+    const count = 96;
+    const src = pageFile(count, BLOCK);
+    const c = await engineClient(m, src, count, BLOCK);
+    const hashes = Array.from({ length: count }, (_, i) => `drain${i}`);
+    hashes.forEach((h, i) => src.write(i, blockBytes(h, BLOCK)));
+    const saved = c.request(OPCODE.save, { namespace: NS, hashes, pages: hashes.map((_, i) => i) });
+    // Once the Manager has the frame (its reply cannot come before it has read it), stop it.
+    await wait(5);
+    const code = m.stop();
+    const reply = await saved;
+    assert.equal(reply.opcode, OPCODE.saveResult, JSON.stringify(reply.body));
+    assert.ok((reply.body.blocks as string[]).every((b) => b === 'stored'), JSON.stringify(reply.body));
+    assert.equal(await code, 0, m.stderr().slice(-3000));
+    const again = await startManager(flags);
+    try {
+      const dest = pageFile(count, BLOCK);
+      const d = await engineClient(again, dest, count, BLOCK);
+      const t = await d.request(OPCODE.lookup, lookupBody(hashes));
+      assert.equal(t.body.boundary, count, JSON.stringify(t.body));
+      const restored = await d.request(OPCODE.restore, { ticket: t.body.ticket, pages: hashes.map((_, i) => i) });
+      assert.equal(restored.body.state, 'done', JSON.stringify(restored.body));
+      hashes.forEach((h, i) => assert.ok(dest.read(i).equals(blockBytes(h, BLOCK)), h));
+      await d.close();
+    } finally {
+      await again.stop();
+    }
+  });
+});
