@@ -172,7 +172,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
           await closed;
           await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
           if (ssd) {
-            ssd.index.checkpoint();
+            await ssd.index.checkpoint();
             await ssd.close();
           }
           claim.release();

@@ -70,15 +70,25 @@ export class SsdIndex {
       this.journalBytes += bytes.length;
       this.journalRecords += records.length;
       for (const r of records) this.apply(r);
-      if (this.journalRecords >= this.checkpointEvery) this.checkpoint();
+      if (this.journalRecords >= this.checkpointEvery) this.writeCheckpoint();
     };
     const done = this.flushing.then(run);
     this.flushing = done.catch(() => undefined);
     return done;
   }
 
+  /**
+   * Writes the whole table as a checkpoint, in turn with the commits: a batch being written
+   * is in the table (and its records out of the journal) only once it has been applied.
+   */
+  checkpoint(): Promise<void> {
+    const done = this.flushing.then(() => this.writeCheckpoint());
+    this.flushing = done.catch(() => undefined);
+    return done;
+  }
+
   /** Writes the whole table as a checkpoint (atomic rename), then empties the journal. */
-  checkpoint(): void {
+  private writeCheckpoint(): void {
     const list = [...this.entries];
     const body = Buffer.alloc(list.length * RECORD_BYTES);
     list.forEach(([key, e], i) => encodeRecord({ type: 'put', key, slot: e.slot, crc: e.crc, length: e.length, seq: e.seq }, body, i * RECORD_BYTES));
@@ -109,7 +119,9 @@ export class SsdIndex {
     this.journalRecords = 0;
   }
 
-  close(): void {
+  /** Closes the journal once every commit and checkpoint asked for has run. */
+  async close(): Promise<void> {
+    await this.flushing;
     closeSync(this.journalFd);
   }
 
