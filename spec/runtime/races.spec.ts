@@ -85,3 +85,42 @@ describe('runtime: SIGTERM drains what is in flight', function () {
     }
   });
 });
+
+describe('runtime: saves racing for one SSD slot', function () {
+  this.timeout(120_000);
+
+  it('two saves started together with one SSD slot: every block answered "stored" is served after a restart', async () => {
+    const ssd = tempDir('ssd');
+    const flags = ['--dram', '256k', '--ssd', ssd, '--ssd-size', '64k', '--block-size', '64k'];
+    const m = await startManager(flags);
+    const src = pageFile(2, BLOCK);
+    const c = await engineClient(m, src, 2, BLOCK);
+    const hashes = ['slotA', 'slotB'];
+    hashes.forEach((h, i) => src.write(i, blockBytes(h, BLOCK)));
+    c.raw(Buffer.concat(hashes.map((h, i) => encodeFrame(OPCODE.save, 7001 + i, jsonPayload({ namespace: NS, hashes: [h], pages: [i] })))));
+    for (let i = 0; i < 200 && c.unsolicited.filter((r) => r.opcode === OPCODE.saveResult).length < 2; i++) await wait(25);
+    const results = c.unsolicited.filter((r) => r.opcode === OPCODE.saveResult).map((r) => (r.body.blocks as string[])[0]!);
+    assert.equal(results.length, 2, JSON.stringify(c.unsolicited));
+    await c.close();
+    assert.equal(await m.stop(), 0);
+    const again = await startManager(flags);
+    try {
+      const dest = pageFile(1, BLOCK);
+      const d = await engineClient(again, dest, 1, BLOCK);
+      // Which reply is which block: each save names its own hash, so look both up.
+      let served = 0;
+      for (const h of hashes) {
+        const t = await d.request(OPCODE.lookup, lookupBody([h]));
+        if (t.body.boundary !== 1) continue;
+        const r = await d.request(OPCODE.restore, { ticket: t.body.ticket, pages: [0] });
+        if ((r.body.blocks as string[])[0] === 'restored' && dest.read(0).equals(blockBytes(h, BLOCK))) served++;
+      }
+      const stored = results.filter((b) => b === 'stored').length;
+      assert.ok(stored >= 1, JSON.stringify(results));
+      assert.equal(served, stored, `answered ${JSON.stringify(results)}, served ${served} after a restart`);
+      await d.close();
+    } finally {
+      await again.stop();
+    }
+  });
+});

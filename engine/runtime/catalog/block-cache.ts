@@ -51,12 +51,15 @@ export const namespaceId = (ns: Namespace) => JSON.stringify([ns.model, ns.layou
 export class BlockCache {
   readonly blocks = new Map<string, Block>();
   private readonly dramOwner: (string | undefined)[];
+  /** SSD slots a write-back has taken and not yet committed or given back: never evicted. */
+  private readonly ssdReserved: Uint8Array;
   private readonly evicted = new Map<string, string>();
   private readonly settledListeners = new Set<() => void>();
   readonly counters = { evictionsDram: 0, evictionsSsd: 0, hitsDram: 0, hitsSsd: 0, misses: 0, checksumMisses: 0 };
 
   constructor(readonly dram: DramArena, readonly ssd: SsdTier | null, private readonly evictionMemory = 4096, private readonly clock: () => Date = () => new Date()) {
     this.dramOwner = new Array<string | undefined>(dram.slots);
+    this.ssdReserved = new Uint8Array(ssd?.slots ?? 0);
     if (ssd) for (const [key, e] of ssd.index.entries) this.blocks.set(key, { key, state: 'ready', dram: -1, ssd: e.slot, crc: e.crc, length: e.length, pins: 0, dramBusy: 0, awaitingWriteBack: false });
   }
 
@@ -167,6 +170,7 @@ export class BlockCache {
       b.pins++;
       b.dramBusy++;
       b.ssd = slot;
+      this.ssdReserved[slot] = 1;
       writes.push({ block: b, slot, drop: dropped });
     }
     // A reused slot's old record is dropped first, in the same commit as nothing new points there yet.
@@ -197,6 +201,7 @@ export class BlockCache {
     for (const w of writes) {
       w.block.pins--;
       w.block.dramBusy--;
+      this.ssdReserved[w.slot] = 0;
     }
     return out;
   }
@@ -301,6 +306,7 @@ export class BlockCache {
   }
 
   private ssdEvictable(slot: number): boolean {
+    if (this.ssdReserved[slot] === 1) return false;
     const key = this.ssd!.index.keyAt(slot);
     const b = key === undefined ? undefined : this.blocks.get(key);
     return b === undefined || b.pins === 0;
