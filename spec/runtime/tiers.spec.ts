@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SlotPool } from '../../engine/runtime/tiers/slots/index.js';
-import { SsdIndex, RECORD_BYTES } from '../../engine/runtime/tiers/ssd/index/index.js';
+import { SsdIndex, RECORD_BYTES, encodeRecord } from '../../engine/runtime/tiers/ssd/index/index.js';
 import { tempDir } from './support.js';
 
 const key = (n: number) => n.toString(16).padStart(64, '0');
@@ -53,6 +53,21 @@ describe('runtime/tiers: slots and the SSD index', () => {
     const reopened = new SsdIndex(dir, 8, 1_000);
     assert.deepEqual([reopened.lookup(key(1))?.slot, reopened.lookup(key(2))?.slot], [0, 1]);
     await reopened.close();
+  });
+
+  it('records after a sequence number that does not increase are a failed commit\'s leftovers: replay stops there and cuts them', async () => {
+    const dir = tempDir('index-leftover');
+    // What a commit that failed part way leaves: committed [1], a failed batch [2,3,4] written
+    // but never applied, then the next batch [5] written over its first record.
+    const journal = Buffer.alloc(4 * RECORD_BYTES);
+    const records = [{ seq: 1, k: 1, slot: 0 }, { seq: 5, k: 5, slot: 1 }, { seq: 3, k: 3, slot: 2 }, { seq: 4, k: 4, slot: 1 }];
+    records.forEach((r, i) => encodeRecord({ type: 'put', key: key(r.k), slot: r.slot, crc: r.k, length: 4096, seq: r.seq }, journal, i * RECORD_BYTES));
+    writeFileSync(join(dir, 'index.journal'), journal);
+    const idx = new SsdIndex(dir, 8, 100);
+    assert.deepEqual([1, 5, 3, 4].map((k) => idx.lookup(key(k))?.slot), [0, 1, undefined, undefined]);
+    assert.equal(idx.recovery.tornBytes, 2 * RECORD_BYTES);
+    assert.equal(statSync(join(dir, 'index.journal')).size, 2 * RECORD_BYTES);
+    await idx.close();
   });
 
   it('a record whose checksum fails ends the replay there: nothing after a torn record is trusted', async () => {

@@ -65,8 +65,19 @@ export class SsdIndex {
       const records: IndexRecord[] = changes.map((c) => ({ ...c, seq: this.nextSeq() }));
       const bytes = Buffer.alloc(records.length * RECORD_BYTES);
       records.forEach((r, i) => encodeRecord(r, bytes, i * RECORD_BYTES));
-      await writeAll(this.journalFd, bytes, this.journalBytes);
-      await new Promise<void>((resolve, reject) => fdatasync(this.journalFd, (e) => (e ? reject(e) : resolve())));
+      try {
+        await writeAll(this.journalFd, bytes, this.journalBytes);
+        await new Promise<void>((resolve, reject) => fdatasync(this.journalFd, (e) => (e ? reject(e) : resolve())));
+      } catch (error) {
+        // Nothing of a failed batch may stay behind the journal's end to be replayed later.
+        try {
+          ftruncateSync(this.journalFd, this.journalBytes);
+        } catch {
+          // Replay stops at the first sequence number that does not increase, which the next
+          // batch's records guarantee.
+        }
+        throw error;
+      }
       this.journalBytes += bytes.length;
       this.journalRecords += records.length;
       for (const r of records) this.apply(r);
@@ -165,9 +176,13 @@ export class SsdIndex {
     if (size > 0) readFull(this.journalFd, journal);
     let at = 0;
     let replayed = 0;
+    let lastSeq = 0;
     for (; at + RECORD_BYTES <= size; at += RECORD_BYTES) {
       const r = decodeRecord(journal, at);
-      if (!r) break;
+      // A torn record, or one not after the last: the leftovers of a failed commit, overwritten
+      // in part by the next. Nothing from there on is trusted.
+      if (!r || r.seq <= lastSeq) break;
+      lastSeq = r.seq;
       replayed++;
       if (r.seq > checkpointSeq) this.apply(r);
     }
