@@ -27,6 +27,8 @@ export interface Block {
   awaitingWriteBack: boolean;
   /** The SSD → DRAM read in progress: its DRAM slot holds no valid bytes until it settles. */
   loading?: Promise<LoadVerdict>;
+  /** While staging: the save copying it in, so a second save of the key takes its outcome. */
+  staging?: Promise<SaveOutcome>;
 }
 
 type LoadVerdict = { slot: Buffer; tier: Tier } | { reason: MissReason | 'dram-full' | 'ssd-read-failed' };
@@ -115,13 +117,31 @@ export class BlockCache {
    * is deduplicated without copying.
    */
   async stage(key: string, fill: (into: Buffer) => Promise<void>): Promise<SaveOutcome> {
-    if (this.blocks.has(key)) return 'deduplicated';
+    const existing = this.blocks.get(key);
+    if (existing?.staging) {
+      // Told "deduplicated" only once the block is really stored; if that save fails, this one
+      // stores it.
+      const outcome = await existing.staging;
+      return outcome === 'stored' ? 'deduplicated' : this.stage(key, fill);
+    }
+    if (existing) return 'deduplicated';
     const slot = this.takeDram();
     if (slot < 0) return 'dram-full';
     const block: Block = { key, state: 'staging', dram: slot, ssd: -1, crc: 0, length: this.blockBytes, pins: 0, dramBusy: 1, awaitingWriteBack: this.ssd !== null };
     this.blocks.set(key, block);
     this.dramOwner[slot] = key;
     this.evicted.delete(key);
+    const staging = this.fillSlot(block, slot, fill);
+    block.staging = staging;
+    try {
+      return await staging;
+    } finally {
+      delete block.staging;
+    }
+  }
+
+  private async fillSlot(block: Block, slot: number, fill: (into: Buffer) => Promise<void>): Promise<SaveOutcome> {
+    const key = block.key;
     const into = this.dram.slot(slot);
     try {
       await fill(into);
