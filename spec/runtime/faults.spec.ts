@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, openSync, writeSync, closeSync, statSync, appendFileSync, readdirSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -248,5 +248,35 @@ describe('runtime: a client pipelining without reading its replies', function ()
     flood.socket.destroy();
     await watcher.close();
     assert.equal(await m.stop(), 0);
+  });
+});
+
+describe('runtime: a busy metrics port', function () {
+  this.timeout(120_000);
+
+  it('refuses to start with OKV7111 naming the address, and exits (the socket is not left listening)', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => resolve()));
+    const port = (busy.address() as import('node:net').AddressInfo).port;
+    try {
+      const socket = join(tempDir('sock'), 'run', 'm.sock');
+      const r = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'engine/cli/main.ts', 'serve', '--socket', socket, '--dram', '256k', '--block-size', '64k', '--metrics', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        child.once('exit', (status) => {
+          clearTimeout(timer);
+          resolve({ status, stderr });
+        });
+      });
+      assert.equal(r.status, 1, `exit ${r.status}: ${r.stderr.slice(-2000)}`);
+      assert.match(r.stderr, /OKV7111/);
+      assert.match(r.stderr, new RegExp(`127\\.0\\.0\\.1:${port}`));
+      assert.equal(existsSync(socket), false);
+    } finally {
+      busy.close();
+    }
   });
 });
