@@ -36,4 +36,19 @@ describe('runtime/catalog: the block cache', () => {
     assert.ok(firstDone);
     assert.equal(await first, 'stored');
   });
+
+  it('a lookup waiting on a staging block is woken when that block settles, not by other saves', async () => {
+    const cache = new BlockCache(new DramArena(4096, 8), null);
+    const [a, b] = [BlockCache.key('ns', 'a'), BlockCache.key('ns', 'b')];
+    let release!: () => void;
+    const slow = cache.stage(a, () => new Promise<void>((r) => (release = r)));
+    let woken = 0;
+    cache.onSettled(a, () => woken++);
+    for (let i = 0; i < 5; i++) await cache.stage(BlockCache.key('ns', `other${i}`), async () => undefined);
+    await cache.stage(b, async () => undefined);
+    assert.equal(woken, 0, 'other blocks settling do not wake it');
+    release();
+    assert.equal(await slow, 'stored');
+    assert.equal(woken, 1);
+  });
 });

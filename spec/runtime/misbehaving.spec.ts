@@ -102,3 +102,28 @@ describe('runtime: a misbehaving client against a real Manager', function () {
     }
   });
 });
+
+describe('runtime: a refused lookup in the request history', function () {
+  this.timeout(60_000);
+
+  it('a lookup refused for a duplicate rank is recorded refused, never left pending', async () => {
+    const m = await startManager(['--dram', '256k', '--block-size', '64k']);
+    try {
+      const c = await ManagerClient.connect(m.socket);
+      await c.hello(acceptedProfile());
+      const request = 'dup-rank-request';
+      const body = { namespace: { model: 'm', layout: 'l', blockSize: 16 }, hashes: ['x'], request, rank: 0, worldSize: 2, deadlineMs: 1_500 };
+      const first = c.request(OPCODE.lookup, body);
+      const second = await c.request(OPCODE.lookup, body);
+      assert.equal(second.opcode, OPCODE.error, JSON.stringify(second.body));
+      assert.equal(second.body.reason, 'duplicate-rank');
+      await first;
+      const list = await c.request(OPCODE.requests, { request });
+      const states = (list.body.records as { state: string }[]).map((r) => r.state).sort();
+      assert.deepEqual(states, ['refused', 'timedOut'], JSON.stringify(list.body));
+      await c.close();
+    } finally {
+      await m.stop();
+    }
+  });
+});

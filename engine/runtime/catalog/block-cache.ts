@@ -56,7 +56,8 @@ export class BlockCache {
   /** SSD slots a write-back has taken and not yet committed or given back: never evicted. */
   private readonly ssdReserved: Uint8Array;
   private readonly evicted = new Map<string, string>();
-  private readonly settledListeners = new Set<() => void>();
+  /** Pending lookups by the staging block they wait on (one entry per waiting ticket at most). */
+  private readonly settledListeners = new Map<string, Set<() => void>>();
   readonly counters = { evictionsDram: 0, evictionsSsd: 0, hitsDram: 0, hitsSsd: 0, misses: 0, checksumMisses: 0 };
 
   constructor(readonly dram: DramArena, readonly ssd: SsdTier | null, private readonly evictionMemory = 4096, private readonly clock: () => Date = () => new Date()) {
@@ -105,10 +106,15 @@ export class BlockCache {
     }
   }
 
-  /** Called when a staging block settles, so pending lookups look again. */
-  onSettled(listener: () => void): () => void {
-    this.settledListeners.add(listener);
-    return () => this.settledListeners.delete(listener);
+  /** Calls `listener` when the staging block `key` settles, so a pending lookup looks again. */
+  onSettled(key: string, listener: () => void): () => void {
+    let set = this.settledListeners.get(key);
+    if (!set) this.settledListeners.set(key, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.settledListeners.get(key) === set) this.settledListeners.delete(key);
+    };
   }
 
   /**
@@ -149,13 +155,13 @@ export class BlockCache {
       this.blocks.delete(key);
       this.dramOwner[slot] = undefined;
       this.dram.pool.release(slot);
-      this.settled();
+      this.settled(key);
       return 'page-read-failed';
     }
     block.crc = crc32(into) >>> 0;
     block.state = 'ready';
     block.dramBusy--;
-    this.settled();
+    this.settled(key);
     return 'stored';
   }
 
@@ -354,7 +360,10 @@ export class BlockCache {
     }
   }
 
-  private settled(): void {
-    for (const l of [...this.settledListeners]) l();
+  private settled(key: string): void {
+    const set = this.settledListeners.get(key);
+    if (!set) return;
+    this.settledListeners.delete(key);
+    for (const l of [...set]) l();
   }
 }
