@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, truncateSync } from 'node:fs';
 import { ManagerClient, OPCODE, encodeFrame } from '../../engine/runtime/index.js';
-import { acceptedProfile, startManager, type ManagerProcess } from './support.js';
+import { NS, acceptedProfile, blockBytes, engineClient, lookupBody, pageFile, startManager, type ManagerProcess } from './support.js';
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
@@ -124,6 +124,36 @@ describe('runtime: a refused lookup in the request history', function () {
       await c.close();
     } finally {
       await m.stop();
+    }
+  });
+});
+
+describe('runtime: an engine that truncates its registered pages', function () {
+  this.timeout(60_000);
+
+  it('a save and a restore from truncated pages fail for that request; the Manager keeps serving (no SIGBUS)', async () => {
+    const BLOCK = 64 * 1024;
+    const m = await startManager(['--dram', '256k', '--block-size', '64k']);
+    try {
+      const pages = pageFile(2, BLOCK);
+      const c = await engineClient(m, pages, 2, BLOCK);
+      pages.write(0, blockBytes('keep', BLOCK));
+      const kept = await c.request(OPCODE.save, { namespace: NS, hashes: ['keep'], pages: [0] });
+      assert.deepEqual(kept.body.blocks, ['stored']);
+      const t = await c.request(OPCODE.lookup, lookupBody(['keep']));
+      truncateSync(pages.path, 0);
+      const saved = await c.request(OPCODE.save, { namespace: NS, hashes: ['gone'], pages: [1] });
+      assert.equal(m.child.exitCode, null, m.stderr().slice(-2000));
+      assert.deepEqual(saved.body.blocks, ['page-read-failed'], JSON.stringify(saved.body));
+      const restored = await c.request(OPCODE.restore, { ticket: t.body.ticket, pages: [0] });
+      assert.equal(m.child.exitCode, null, m.stderr().slice(-2000));
+      assert.notEqual((restored.body.blocks as string[] | undefined)?.[0], 'restored', JSON.stringify(restored.body));
+      await c.close();
+      const good = await ManagerClient.connect(m.socket);
+      assert.equal((await good.hello(acceptedProfile())).opcode, OPCODE.welcome);
+      await good.close();
+    } finally {
+      if (m.child.exitCode === null) await m.stop();
     }
   });
 });
