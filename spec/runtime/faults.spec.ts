@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, openSync, writeSync, closeSync, statSync, appendFileSync, readdirSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -59,10 +59,13 @@ describe('runtime: faults against a real Manager', function () {
       assert.match(r.stderr, new RegExp(`pid ${m.child.pid}`));
     });
 
-    it('the socket is 0600 in a 0700 folder, and another uid cannot connect', () => {
+    it('the socket is 0600 in a 0700 folder', () => {
       assert.equal(statSync(m.socket).mode & 0o777, 0o600);
       assert.equal(statSync(dirname(m.socket)).mode & 0o777, 0o700);
-      if (process.getuid?.() !== 0) return;
+    });
+
+    it('another uid cannot connect through the socket\'s mode (root only: it runs a process as uid 65534)', function () {
+      if (process.getuid?.() !== 0) this.skip();
       // Let the other uid reach the folder, so the socket's own mode is what refuses it.
       chmodSync(dirname(dirname(m.socket)), 0o711);
       chmodSync(dirname(m.socket), 0o711);
@@ -75,8 +78,8 @@ describe('runtime: faults against a real Manager', function () {
       }
     });
 
-    it('a peer of another uid that gets through widened modes is refused by its SO_PEERCRED uid and logged', async () => {
-      if (process.getuid?.() !== 0) return;
+    it('a peer of another uid that gets through widened modes is refused by its SO_PEERCRED uid and logged (root only)', async function () {
+      if (process.getuid?.() !== 0) this.skip();
       chmodSync(dirname(dirname(m.socket)), 0o711);
       chmodSync(dirname(m.socket), 0o711);
       chmodSync(m.socket, 0o666);
@@ -248,5 +251,35 @@ describe('runtime: a client pipelining without reading its replies', function ()
     flood.socket.destroy();
     await watcher.close();
     assert.equal(await m.stop(), 0);
+  });
+});
+
+describe('runtime: a busy metrics port', function () {
+  this.timeout(120_000);
+
+  it('refuses to start with OKV7111 naming the address, and exits (the socket is not left listening)', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => resolve()));
+    const port = (busy.address() as import('node:net').AddressInfo).port;
+    try {
+      const socket = join(tempDir('sock'), 'run', 'm.sock');
+      const r = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'engine/cli/main.ts', 'serve', '--socket', socket, '--dram', '256k', '--block-size', '64k', '--metrics', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        child.once('exit', (status) => {
+          clearTimeout(timer);
+          resolve({ status, stderr });
+        });
+      });
+      assert.equal(r.status, 1, `exit ${r.status}: ${r.stderr.slice(-2000)}`);
+      assert.match(r.stderr, /OKV7111/);
+      assert.match(r.stderr, new RegExp(`127\\.0\\.0\\.1:${port}`));
+      assert.equal(existsSync(socket), false);
+    } finally {
+      busy.close();
+    }
   });
 });

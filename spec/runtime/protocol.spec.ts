@@ -18,6 +18,29 @@ describe('runtime/protocol: framing', () => {
     assert.equal(d.end(), null);
   });
 
+  it('a frame fed one byte at a time is copied a bounded number of times, not once per byte', () => {
+    const payload = Buffer.alloc(64 * 1024, 0x61);
+    const bytes = encodeFrame(9, 5, payload);
+    const d = new FrameDecoder(64 * 1024);
+    const concat = Buffer.concat;
+    let copied = 0;
+    Buffer.concat = ((list: readonly Uint8Array[], total?: number) => {
+      const out = concat(list, total);
+      copied += out.length;
+      return out;
+    }) as typeof Buffer.concat;
+    const frames = [];
+    try {
+      for (let i = 0; i < bytes.length; i++) frames.push(...d.push(bytes.subarray(i, i + 1)).frames);
+    } finally {
+      Buffer.concat = concat;
+    }
+    assert.equal(frames.length, 1);
+    assert.ok(frames[0]!.payload.equals(payload));
+    assert.equal(d.buffered, 0);
+    assert.ok(copied <= 4 * bytes.length, `${copied} bytes concatenated for one ${bytes.length}-byte frame`);
+  });
+
   it('refuses an oversize length from the header alone, before the payload arrives', () => {
     const d = new FrameDecoder(16);
     const header = encodeFrame(3, 1, Buffer.alloc(17)).subarray(0, HEADER_BYTES);

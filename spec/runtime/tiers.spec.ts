@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SlotPool } from '../../engine/runtime/tiers/slots/index.js';
-import { SsdIndex, RECORD_BYTES } from '../../engine/runtime/tiers/ssd/index/index.js';
+import { SsdIndex, RECORD_BYTES, encodeRecord } from '../../engine/runtime/tiers/ssd/index/index.js';
 import { tempDir } from './support.js';
 
 const key = (n: number) => n.toString(16).padStart(64, '0');
@@ -30,14 +30,44 @@ describe('runtime/tiers: slots and the SSD index', () => {
     await idx.commit([{ type: 'put', key: key(3), slot: 2, crc: 33, length: 4096 }]); // third record: checkpoint, journal emptied
     assert.equal(statSync(join(dir, 'index.journal')).size, 0);
     await idx.commit([{ type: 'drop', key: key(1), slot: 0, crc: 0, length: 0 }, { type: 'put', key: key(4), slot: 0, crc: 44, length: 4096 }]);
-    idx.close();
+    await idx.close();
     appendFileSync(join(dir, 'index.journal'), Buffer.alloc(RECORD_BYTES - 1, 7));
     const again = new SsdIndex(dir, 8, 100);
     assert.deepEqual(again.recovery, { entries: 3, tornBytes: RECORD_BYTES - 1, checkpointSeq: 3, journalRecords: 2 });
     assert.deepEqual([...again.entries.keys()].sort(), [key(2), key(3), key(4)]);
     assert.equal(again.lookup(key(4))?.slot, 0);
     assert.equal(again.keyAt(0), key(4));
-    again.close();
+    await again.close();
+  });
+
+  it('a checkpoint asked for while a batch is being written waits for it: reopened, the batch is there', async () => {
+    const dir = tempDir('index');
+    const idx = new SsdIndex(dir, 8, 1_000);
+    await idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 11, length: 4096 }]);
+    const writing = idx.commit([{ type: 'put', key: key(2), slot: 1, crc: 22, length: 4096 }]);
+    // The batch has its sequence number and its journal write under way.
+    await new Promise((r) => setImmediate(r));
+    const checkpointed = idx.checkpoint();
+    await Promise.all([writing, checkpointed]);
+    await idx.close();
+    const reopened = new SsdIndex(dir, 8, 1_000);
+    assert.deepEqual([reopened.lookup(key(1))?.slot, reopened.lookup(key(2))?.slot], [0, 1]);
+    await reopened.close();
+  });
+
+  it('records after a sequence number that does not increase are a failed commit\'s leftovers: replay stops there and cuts them', async () => {
+    const dir = tempDir('index-leftover');
+    // What a commit that failed part way leaves: committed [1], a failed batch [2,3,4] written
+    // but never applied, then the next batch [5] written over its first record.
+    const journal = Buffer.alloc(4 * RECORD_BYTES);
+    const records = [{ seq: 1, k: 1, slot: 0 }, { seq: 5, k: 5, slot: 1 }, { seq: 3, k: 3, slot: 2 }, { seq: 4, k: 4, slot: 1 }];
+    records.forEach((r, i) => encodeRecord({ type: 'put', key: key(r.k), slot: r.slot, crc: r.k, length: 4096, seq: r.seq }, journal, i * RECORD_BYTES));
+    writeFileSync(join(dir, 'index.journal'), journal);
+    const idx = new SsdIndex(dir, 8, 100);
+    assert.deepEqual([1, 5, 3, 4].map((k) => idx.lookup(key(k))?.slot), [0, 1, undefined, undefined]);
+    assert.equal(idx.recovery.tornBytes, 2 * RECORD_BYTES);
+    assert.equal(statSync(join(dir, 'index.journal')).size, 2 * RECORD_BYTES);
+    await idx.close();
   });
 
   it('a record whose checksum fails ends the replay there: nothing after a torn record is trusted', async () => {
@@ -46,7 +76,7 @@ describe('runtime/tiers: slots and the SSD index', () => {
     await idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 1, length: 1 }]);
     await idx.commit([{ type: 'put', key: key(2), slot: 1, crc: 2, length: 1 }]);
     await idx.commit([{ type: 'put', key: key(3), slot: 2, crc: 3, length: 1 }]);
-    idx.close();
+    await idx.close();
     const file = join(dir, 'index.journal');
     const bytes = readFileSync(file);
     bytes[RECORD_BYTES + 20] = bytes[RECORD_BYTES + 20]! ^ 1;
@@ -54,14 +84,14 @@ describe('runtime/tiers: slots and the SSD index', () => {
     const again = new SsdIndex(dir, 8, 100);
     assert.deepEqual([...again.entries.keys()], [key(1)]);
     assert.equal(again.recovery.tornBytes, 2 * RECORD_BYTES);
-    again.close();
+    await again.close();
   });
 
   it('a damaged checkpoint refuses to open rather than guess', async () => {
     const dir = tempDir('index-cp');
     const idx = new SsdIndex(dir, 8, 1);
     await idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 1, length: 1 }]);
-    idx.close();
+    await idx.close();
     const file = join(dir, 'index.checkpoint');
     const bytes = readFileSync(file);
     bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0xff;

@@ -30,4 +30,7 @@ export const RUNTIME_DIAGNOSTICS = {
   requestRefused: def({ code: 'OKV7107', severity: 'error', rule: 'request-refused', message: (reason: string, detail: string) => `refused (${reason}): ${detail}` }),
   pagesRefused: def({ code: 'OKV7108', severity: 'error', rule: 'pages-refused', message: (problem: string, detail: string) => `the page registration is refused (${problem}): ${detail}`, hint: () => 'register an owner-only (mode 0600) file of this user, sized pages × pageBytes then one flag byte per page' }),
   unknownOpcode: def({ code: 'OKV7109', severity: 'error', rule: 'unknown-opcode', message: (opcode: number) => `unknown opcode ${opcode}` }),
+  requestFailed: def({ code: 'OKV7110', severity: 'error', rule: 'request-failed', message: (opcode: string, detail: string) => `${opcode}: the Manager failed serving this request (${detail}); this connection is closed, other clients are served`, hint: () => 'reconnect; the Manager log has the failure (event request-failed), report it with that line' }),
+  // A start fault, numbered in 71xx because today's new runtime codes take OKV7110-OKV7149.
+  metricsUnavailable: def({ code: 'OKV7111', severity: 'error', rule: 'metrics-unavailable', message: (address: string, reason: string) => `--metrics ${address} cannot be served (${reason}); the Manager did not start`, hint: () => 'pick a free port, or stop what holds this one (ss -ltnp)' }),
 } as const;

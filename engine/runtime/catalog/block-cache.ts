@@ -25,7 +25,13 @@ export interface Block {
   dramBusy: number;
   /** Staged in DRAM and not yet offered to the SSD tier: DRAM must not drop it yet. */
   awaitingWriteBack: boolean;
+  /** The SSD → DRAM read in progress: its DRAM slot holds no valid bytes until it settles. */
+  loading?: Promise<LoadVerdict>;
+  /** While staging: the save copying it in, so a second save of the key takes its outcome. */
+  staging?: Promise<SaveOutcome>;
 }
+
+type LoadVerdict = { slot: Buffer; tier: Tier } | { reason: MissReason | 'dram-full' | 'ssd-read-failed' };
 
 export type Tier = 'dram' | 'ssd';
 
@@ -47,12 +53,16 @@ export const namespaceId = (ns: Namespace) => JSON.stringify([ns.model, ns.layou
 export class BlockCache {
   readonly blocks = new Map<string, Block>();
   private readonly dramOwner: (string | undefined)[];
+  /** SSD slots a write-back has taken and not yet committed or given back: never evicted. */
+  private readonly ssdReserved: Uint8Array;
   private readonly evicted = new Map<string, string>();
-  private readonly settledListeners = new Set<() => void>();
+  /** Pending lookups by the staging block they wait on (one entry per waiting ticket at most). */
+  private readonly settledListeners = new Map<string, Set<() => void>>();
   readonly counters = { evictionsDram: 0, evictionsSsd: 0, hitsDram: 0, hitsSsd: 0, misses: 0, checksumMisses: 0 };
 
   constructor(readonly dram: DramArena, readonly ssd: SsdTier | null, private readonly evictionMemory = 4096, private readonly clock: () => Date = () => new Date()) {
     this.dramOwner = new Array<string | undefined>(dram.slots);
+    this.ssdReserved = new Uint8Array(ssd?.slots ?? 0);
     if (ssd) for (const [key, e] of ssd.index.entries) this.blocks.set(key, { key, state: 'ready', dram: -1, ssd: e.slot, crc: e.crc, length: e.length, pins: 0, dramBusy: 0, awaitingWriteBack: false });
   }
 
@@ -96,10 +106,15 @@ export class BlockCache {
     }
   }
 
-  /** Called when a staging block settles, so pending lookups look again. */
-  onSettled(listener: () => void): () => void {
-    this.settledListeners.add(listener);
-    return () => this.settledListeners.delete(listener);
+  /** Calls `listener` when the staging block `key` settles, so a pending lookup looks again. */
+  onSettled(key: string, listener: () => void): () => void {
+    let set = this.settledListeners.get(key);
+    if (!set) this.settledListeners.set(key, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.settledListeners.get(key) === set) this.settledListeners.delete(key);
+    };
   }
 
   /**
@@ -108,13 +123,31 @@ export class BlockCache {
    * is deduplicated without copying.
    */
   async stage(key: string, fill: (into: Buffer) => Promise<void>): Promise<SaveOutcome> {
-    if (this.blocks.has(key)) return 'deduplicated';
+    const existing = this.blocks.get(key);
+    if (existing?.staging) {
+      // Told "deduplicated" only once the block is really stored; if that save fails, this one
+      // stores it.
+      const outcome = await existing.staging;
+      return outcome === 'stored' ? 'deduplicated' : this.stage(key, fill);
+    }
+    if (existing) return 'deduplicated';
     const slot = this.takeDram();
     if (slot < 0) return 'dram-full';
     const block: Block = { key, state: 'staging', dram: slot, ssd: -1, crc: 0, length: this.blockBytes, pins: 0, dramBusy: 1, awaitingWriteBack: this.ssd !== null };
     this.blocks.set(key, block);
     this.dramOwner[slot] = key;
     this.evicted.delete(key);
+    const staging = this.fillSlot(block, slot, fill);
+    block.staging = staging;
+    try {
+      return await staging;
+    } finally {
+      delete block.staging;
+    }
+  }
+
+  private async fillSlot(block: Block, slot: number, fill: (into: Buffer) => Promise<void>): Promise<SaveOutcome> {
+    const key = block.key;
     const into = this.dram.slot(slot);
     try {
       await fill(into);
@@ -122,13 +155,13 @@ export class BlockCache {
       this.blocks.delete(key);
       this.dramOwner[slot] = undefined;
       this.dram.pool.release(slot);
-      this.settled();
+      this.settled(key);
       return 'page-read-failed';
     }
     block.crc = crc32(into) >>> 0;
     block.state = 'ready';
     block.dramBusy--;
-    this.settled();
+    this.settled(key);
     return 'stored';
   }
 
@@ -163,6 +196,7 @@ export class BlockCache {
       b.pins++;
       b.dramBusy++;
       b.ssd = slot;
+      this.ssdReserved[slot] = 1;
       writes.push({ block: b, slot, drop: dropped });
     }
     // A reused slot's old record is dropped first, in the same commit as nothing new points there yet.
@@ -193,6 +227,7 @@ export class BlockCache {
     for (const w of writes) {
       w.block.pins--;
       w.block.dramBusy--;
+      this.ssdReserved[w.slot] = 0;
     }
     return out;
   }
@@ -202,9 +237,15 @@ export class BlockCache {
    * against the index checksum); a reason when they cannot be served. The caller holds a
    * lease, and on success the DRAM slot is busy until it calls `idle(key)`.
    */
-  async inDram(key: string): Promise<{ slot: Buffer; tier: Tier } | { reason: MissReason | 'dram-full' | 'ssd-read-failed' }> {
+  async inDram(key: string): Promise<LoadVerdict> {
     const b = this.blocks.get(key);
     if (!b || b.state !== 'ready') return { reason: b ? 'pending' : 'absent' };
+    if (b.loading) {
+      // Another restore is reading this block from SSD: its verdict (checksum included) is ours.
+      const verdict = await b.loading;
+      if ('reason' in verdict) return verdict;
+      return this.inDram(key);
+    }
     if (b.dram >= 0) {
       this.dram.pool.touch(b.dram);
       b.dramBusy++;
@@ -218,6 +259,16 @@ export class BlockCache {
     b.dram = slot;
     this.dramOwner[slot] = key;
     b.dramBusy++;
+    const loading = this.load(b, ssd, slot);
+    b.loading = loading;
+    try {
+      return await loading;
+    } finally {
+      if (b.loading === loading) delete b.loading;
+    }
+  }
+
+  private async load(b: Block, ssd: SsdTier, slot: number): Promise<LoadVerdict> {
     let good: boolean;
     try {
       good = await ssd.read(b.ssd, this.dram.slot(slot), b.crc, b.length);
@@ -281,6 +332,7 @@ export class BlockCache {
   }
 
   private ssdEvictable(slot: number): boolean {
+    if (this.ssdReserved[slot] === 1) return false;
     const key = this.ssd!.index.keyAt(slot);
     const b = key === undefined ? undefined : this.blocks.get(key);
     return b === undefined || b.pins === 0;
@@ -308,7 +360,10 @@ export class BlockCache {
     }
   }
 
-  private settled(): void {
-    for (const l of [...this.settledListeners]) l();
+  private settled(key: string): void {
+    const set = this.settledListeners.get(key);
+    if (!set) return;
+    this.settledListeners.delete(key);
+    for (const l of [...set]) l();
   }
 }

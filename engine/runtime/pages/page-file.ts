@@ -17,7 +17,7 @@ export type PageProblem = 'open-failed' | 'not-owner' | 'not-owner-only' | 'not-
 export class PageFile {
   private readonly view: Buffer;
 
-  private constructor(private readonly mapping: ArrayBuffer, readonly spec: RegisterPagesRequest) {
+  private constructor(private readonly mapping: ArrayBuffer, readonly spec: RegisterPagesRequest, private readonly fd: number) {
     this.view = Buffer.from(mapping);
   }
 
@@ -46,11 +46,11 @@ export class PageFile {
       return { problem: 'open-failed', detail: (error as NodeJS.ErrnoException).code ?? String(error) };
     }
     try {
-      return new PageFile(mapShared(fd, size), spec);
+      // The fd stays open: every copy first checks the file still covers it (see `covers`).
+      return new PageFile(mapShared(fd, size), spec, fd);
     } catch (error) {
-      return { problem: 'map-failed', detail: (error as NodeJS.ErrnoException).code ?? String(error) };
-    } finally {
       closeSync(fd);
+      return { problem: 'map-failed', detail: (error as NodeJS.ErrnoException).code ?? String(error) };
     }
   }
 
@@ -58,21 +58,37 @@ export class PageFile {
     return this.spec.pages;
   }
 
+  /**
+   * Whether the file still holds bytes up to `end`: the engine may have truncated it, and a
+   * copy past its end would take SIGBUS. This narrows that to a truncation racing the copy
+   * itself (a sealed memfd over SCM_RIGHTS closes it; the clients do not send one yet).
+   */
+  private covers(end: number): Promise<void> | null {
+    const size = fstatSync(this.fd).size;
+    return size >= end ? null : Promise.reject(Object.assign(new Error(`the page file is ${size} bytes now, short of ${end}`), { code: 'EPAGESHRUNK' }));
+  }
+
   /** Copies page `index` into `into` (pages → DRAM). */
   readPage(index: number, into: Buffer): Promise<void> {
     const at = index * this.spec.pageBytes;
+    const short = this.covers(at + this.spec.pageBytes);
+    if (short) return short;
     this.view.copy(into, 0, at, at + this.spec.pageBytes);
     return Promise.resolve();
   }
 
   /** Copies `from` into page `index` (DRAM → pages). */
   writePage(index: number, from: Buffer): Promise<void> {
+    const short = this.covers((index + 1) * this.spec.pageBytes);
+    if (short) return short;
     from.copy(this.view, index * this.spec.pageBytes, 0, this.spec.pageBytes);
     return Promise.resolve();
   }
 
   /** Sets (1) or clears (0) the page's completion flag. */
   setFlag(index: number, value: 0 | 1): Promise<void> {
+    const short = this.covers(this.spec.flagsOffset + index + 1);
+    if (short) return short;
     this.view[this.spec.flagsOffset + index] = value;
     return Promise.resolve();
   }
@@ -80,5 +96,6 @@ export class PageFile {
   /** Unmaps the pages (call only once no copy into them can still run: the session drains first). */
   close(): void {
     unmapShared(this.mapping);
+    closeSync(this.fd);
   }
 }

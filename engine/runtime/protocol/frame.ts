@@ -48,14 +48,25 @@ export function encodeFrame(opcode: number, requestId: number, payload: Buffer |
  * header plus `maxPayload` bytes.
  */
 export class FrameDecoder {
-  private pending: Buffer = Buffer.alloc(0);
+  /** Chunks of the frame not yet complete, joined once it is (not once per chunk). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private faulted: FrameFault | null = null;
 
   constructor(private readonly maxPayload = DEFAULT_MAX_PAYLOAD) {}
 
   push(chunk: Buffer): { frames: Frame[]; fault: FrameFault | null } {
     if (this.faulted) return { frames: [], fault: this.faulted };
-    let data = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.pending.push(Buffer.from(chunk));
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes < HEADER_BYTES) return { frames: [], fault: null };
+    // The header is in the first chunk once joined; only a small first chunk is joined early.
+    if (this.pending[0]!.length < HEADER_BYTES) this.join();
+    const head = this.pending[0]!;
+    const length = head.readUInt32LE(16);
+    // Faults are read from the header before waiting for the payload.
+    if (head.readUInt32LE(0) === MAGIC && length <= this.maxPayload && head.readUInt32LE(20) === 0 && this.pendingBytes < HEADER_BYTES + length) return { frames: [], fault: null };
+    let data = this.join();
     const frames: Frame[] = [];
     while (data.length >= HEADER_BYTES) {
       const magic = data.readUInt32LE(0);
@@ -75,26 +86,36 @@ export class FrameDecoder {
       });
       data = data.subarray(HEADER_BYTES + length);
     }
-    this.pending = data.length === 0 ? Buffer.alloc(0) : Buffer.from(data);
+    this.pending = data.length === 0 ? [] : [Buffer.from(data)];
+    this.pendingBytes = data.length;
     return { frames, fault: null };
+  }
+
+  /** The pending chunks as one buffer (which becomes the only pending chunk). */
+  private join(): Buffer {
+    const one = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [one];
+    return one;
   }
 
   /** At end of stream: a partial frame left over is a truncation. */
   end(): FrameFault | null {
     if (this.faulted) return this.faulted;
-    if (this.pending.length === 0) return null;
-    const need = this.pending.length >= HEADER_BYTES ? HEADER_BYTES + this.pending.readUInt32LE(16) : HEADER_BYTES;
-    return { kind: 'truncated', have: this.pending.length, need };
+    if (this.pendingBytes === 0) return null;
+    const head = this.join();
+    const need = head.length >= HEADER_BYTES ? HEADER_BYTES + head.readUInt32LE(16) : HEADER_BYTES;
+    return { kind: 'truncated', have: head.length, need };
   }
 
   /** Bytes held waiting for the rest of a frame (bounded by header + maxPayload). */
   get buffered(): number {
-    return this.pending.length;
+    return this.pendingBytes;
   }
 
   private fail(fault: FrameFault, frames: Frame[]): { frames: Frame[]; fault: FrameFault } {
     this.faulted = fault;
-    this.pending = Buffer.alloc(0);
+    this.pending = [];
+    this.pendingBytes = 0;
     return { frames, fault };
   }
 }

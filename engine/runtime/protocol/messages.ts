@@ -141,11 +141,33 @@ export function checks(maxBlocks: number) {
   return { lookup, save, restore, ticket, registerPages, requests, hello };
 }
 
-/** The JSON in a payload, or why it is not JSON. */
+/** Deepest array/object nesting a payload may have (no request needs more than a few levels). */
+export const MAX_NESTING = 64;
+
+/** How deep the arrays and objects of JSON text nest (brackets inside strings do not count). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+/** The JSON in a payload, or why it is not JSON (or nests past MAX_NESTING). */
 export function parsePayload(payload: Buffer): { value: unknown } | { problem: string } {
   if (payload.length === 0) return { value: {} };
+  const text = payload.toString('utf8');
+  if (nestingDepth(text) > MAX_NESTING) return { problem: `the payload nests deeper than ${MAX_NESTING} levels` };
   try {
-    return { value: JSON.parse(payload.toString('utf8')) as unknown };
+    return { value: JSON.parse(text) as unknown };
   } catch {
     return { problem: 'the payload is not UTF-8 JSON' };
   }

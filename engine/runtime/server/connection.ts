@@ -10,7 +10,7 @@ import { decideHandshake, type RejectionChecks } from '../handshake/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { PageFile } from '../pages/index.js';
-import { FrameDecoder, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, encodeFrame, jsonPayload, parsePayload, type Frame } from '../protocol/index.js';
+import { FrameDecoder, HEADER_BYTES, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, encodeFrame, jsonPayload, parsePayload, type Frame } from '../protocol/index.js';
 import { CacheService, RequestError } from '../service/index.js';
 import { Session } from '../session/index.js';
 
@@ -39,9 +39,13 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
   let session: Session | null = null;
   let closing = false;
   let operator = false;
-  const send = (opcode: number, requestId: number, body: unknown) => {
-    if (!socket.destroyed) socket.write(encodeFrame(opcode, requestId, jsonPayload(body)));
+  const sendBytes = (opcode: number, requestId: number, payload: Buffer) => {
+    if (!socket.destroyed) socket.write(encodeFrame(opcode, requestId, payload));
   };
+  const send = (opcode: number, requestId: number, body: unknown) => sendBytes(opcode, requestId, jsonPayload(body));
+  // Replies the client has not read yet: past this bound the socket stops being read (the
+  // client's requests back up in the kernel) until the replies drain.
+  const maxUnsent = 4 * (ctx.maxPayload + HEADER_BYTES);
   const fail = (requestId: number, error: ReturnType<typeof coded> & Record<string, unknown>) => send(OPCODE.error, requestId, error);
   const close = (reason: string) => {
     if (closing) return;
@@ -91,9 +95,11 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       return send(OPCODE.welcome, frame.requestId, { session: session.id, protocol: PROTOCOL_VERSION, blockBytes: ctx.service.cache.blockBytes, maxPayload: ctx.maxPayload, maxBlocks: ctx.maxBlocks });
     }
     const reply = (opcode: number, value: unknown) => send(opcode, frame.requestId, value);
+    // The payload's own bytes (it parsed, within the nesting bound): never re-serialised.
+    const echo = () => sendBytes(OPCODE.echoed, frame.requestId, frame.payload.length > 0 ? frame.payload : jsonPayload({}));
     if (operator) {
       if (frame.opcode === OPCODE.status) return reply(OPCODE.statusResult, ctx.status());
-      if (frame.opcode === OPCODE.echo) return reply(OPCODE.echoed, body);
+      if (frame.opcode === OPCODE.echo) return echo();
       if (frame.opcode === OPCODE.requests) {
         const q = shape.requests(body);
         return typeof q === 'string' ? fail(frame.requestId, coded('badRequest', name, q)) : reply(OPCODE.requestsResult, { records: ctx.service.records.list(q) });
@@ -107,12 +113,18 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     };
     try {
       switch (frame.opcode) {
-        case OPCODE.echo: return reply(OPCODE.echoed, body);
+        case OPCODE.echo: return echo();
         case OPCODE.lookup: return reply(OPCODE.lookupResult, await ctx.service.lookup(s, check(shape.lookup(body))));
         case OPCODE.save: return reply(OPCODE.saveResult, await ctx.service.save(s, check(shape.save(body))));
         case OPCODE.restore: return reply(OPCODE.restoreResult, await ctx.service.restore(s, check(shape.restore(body))));
-        case OPCODE.release: return reply(OPCODE.released, { ticket: (body as { ticket: number }).ticket, state: ctx.service.release(s, check(shape.ticket(body)).ticket) });
-        case OPCODE.cancel: return reply(OPCODE.cancelled, { ticket: (body as { ticket: number }).ticket, state: ctx.service.cancel(s, check(shape.ticket(body)).ticket) });
+        case OPCODE.release: {
+          const { ticket } = check(shape.ticket(body));
+          return reply(OPCODE.released, { ticket, state: ctx.service.release(s, ticket) });
+        }
+        case OPCODE.cancel: {
+          const { ticket } = check(shape.ticket(body));
+          return reply(OPCODE.cancelled, { ticket, state: ctx.service.cancel(s, ticket) });
+        }
         case OPCODE.status: return reply(OPCODE.statusResult, ctx.status());
         case OPCODE.requests: {
           const q = check(shape.requests(body));
@@ -145,16 +157,29 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     let inFlight = 0;
     // Frames decoded but not started: at most one read's worth, since reading stops at the bound.
     const waiting: Frame[] = [];
+    // Reads resume only when no frame waits and the client has read its replies.
+    const flow = () => {
+      if (closing) return;
+      if (waiting.length > 0 || socket.writableLength > maxUnsent) socket.pause();
+      else if (socket.isPaused()) socket.resume();
+    };
+    socket.on('drain', flow);
     const start = (f: Frame) => {
       inFlight++;
       const run = async () => {
         try {
           if (!closing) await handle(f);
+        } catch (error) {
+          // A defect met serving one request costs this connection, never the Manager.
+          const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+          ctx.logger.error('request-failed', { session: session?.id ?? null, opcode: f.opcode, request: f.requestId, detail, stack: error instanceof Error ? (error.stack ?? null) : null });
+          fail(f.requestId, coded('requestFailed', OPCODE_NAMES.get(f.opcode) ?? `opcode ${f.opcode}`, detail));
+          close('request-failed');
         } finally {
           inFlight--;
           const next = waiting.shift();
           if (next) start(next);
-          else if (socket.isPaused() && !closing) socket.resume();
+          else flow();
         }
       };
       // Requests after the handshake run concurrently (a pending lookup must not block a save).
@@ -168,7 +193,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
         if (inFlight < ctx.maxInFlight) start(f);
         else waiting.push(f);
       }
-      if (waiting.length > 0) socket.pause();
+      flow();
       if (fault) {
         const detail = fault.kind === 'oversize' ? `length ${fault.length} > ${fault.limit}` : fault.kind === 'bad-magic' ? `0x${fault.found.toString(16)}` : fault.kind === 'bad-reserved' ? `0x${fault.found.toString(16)}` : `${fault.have}/${fault.need}`;
         ctx.logger.warn('frame-fault', { session: session?.id ?? null, kind: fault.kind, detail });

@@ -80,6 +80,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
   const claim = await claimSocket(o.socketPath);
   if ('holder' in claim) return fail(diagnose('socketInUse', {}, o.socketPath, claim.holder));
   let ssd: SsdTier | null = null;
+  let listening: Server | null = null;
   try {
     const checks = await loadRejectionChecks(o.registry);
     if (o.ssd) {
@@ -149,9 +150,13 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
       // through a wider mode, because nobody else can traverse the folder.
       server.listen(o.socketPath, () => resolve());
     });
+    listening = server;
     chmodSync(o.socketPath, 0o600);
     let http: HttpServer | null = null;
-    if (o.metrics) http = await serveMetrics(metrics.registry, o.metrics.host, o.metrics.port);
+    if (o.metrics) {
+      const { host, port } = o.metrics;
+      http = await serveMetrics(metrics.registry, host, port).catch((error: NodeJS.ErrnoException) => fail(diagnose('metricsUnavailable', {}, `${host}:${port}`, error.code ?? error.message)));
+    }
     const address = http ? (http.address() as AddressInfo) : null;
     o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null });
     let stopping: Promise<void> | null = null;
@@ -172,7 +177,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
           await closed;
           await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
           if (ssd) {
-            ssd.index.checkpoint();
+            await ssd.index.checkpoint();
             await ssd.close();
           }
           claim.release();
@@ -180,6 +185,8 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         })()),
     };
   } catch (error) {
+    // Nothing started may keep the process alive: the socket stops listening (and is removed).
+    if (listening) await new Promise<void>((resolve) => listening!.close(() => resolve()));
     claim.release();
     await ssd?.close().catch(() => undefined);
     throw error;

@@ -86,7 +86,11 @@ export class CacheService {
     const actor = createActor(lookupTicketMachine, { input: { effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs } });
     Object.assign(ticket, { id, session, keys, leased: [], rank: req.rank, request: req.request, actor, record, tiers: { dram: 0, ssd: 0 }, matched: 0 });
     const problem = this.agreement.join(req.request, req.rank, req.worldSize, { agreed: (b) => actor.send({ type: 'AGREED', boundary: b }), defer: () => actor.send({ type: 'DEFER' }) });
-    if (problem) throw new RequestError(problem, `request '${req.request}' rank ${req.rank}: ${problem}`);
+    if (problem) {
+      // In the history as refused: it never becomes a ticket, so it must not stay "pending".
+      record.state = 'refused';
+      throw new RequestError(problem, `request '${req.request}' rank ${req.rank}: ${problem}`);
+    }
     this.tickets.set(id, ticket);
     session.tickets.set(id, { cancel: () => actor.send({ type: 'CANCEL' }) });
 
@@ -121,7 +125,9 @@ export class CacheService {
         if (actor.getSnapshot().value !== 'pending') return;
         const probe = this.cache.probe(keys);
         if (probe.pending) {
-          stopListening ??= this.cache.onSettled(evaluate);
+          // Woken only when the block it waits on settles, not on every save's.
+          stopListening?.();
+          stopListening = this.cache.onSettled(keys[probe.firstMiss!.block]!, evaluate);
           return;
         }
         stopListening?.();

@@ -17,6 +17,7 @@ export class Session {
   /** Cancels restores in flight (they then drain). */
   readonly cancels = new Set<() => void>();
   closed = false;
+  private closing: Promise<void> | null = null;
 
   constructor(readonly id: number, readonly client: string, readonly profile: { engine: string; version: string }, readonly peer: { pid: number; uid: number } | null = null, readonly since = new Date()) {}
 
@@ -28,14 +29,18 @@ export class Session {
     return op;
   }
 
-  /** Cancel everything, wait for every I/O to land, then release the pages. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const c of [...this.cancels]) c();
-    for (const t of [...this.tickets.values()]) t.cancel();
-    while (this.ops.size > 0) await Promise.allSettled([...this.ops]);
-    this.pages?.close();
-    this.pages = null;
+  /**
+   * Cancel everything, wait for every I/O to land, then release the pages. Every caller (the
+   * connection's close, the Manager's drain) gets the one drain, settled when it has.
+   */
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      this.closed = true;
+      for (const c of [...this.cancels]) c();
+      for (const t of [...this.tickets.values()]) t.cancel();
+      while (this.ops.size > 0) await Promise.allSettled([...this.ops]);
+      this.pages?.close();
+      this.pages = null;
+    })());
   }
 }

@@ -89,9 +89,9 @@ export class SsdTier {
   }
 
   async close(): Promise<void> {
+    await this.index.close();
     await this.file.close();
     await this.ring.close();
-    this.index.close();
   }
 }
 

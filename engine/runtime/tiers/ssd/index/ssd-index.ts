@@ -65,20 +65,41 @@ export class SsdIndex {
       const records: IndexRecord[] = changes.map((c) => ({ ...c, seq: this.nextSeq() }));
       const bytes = Buffer.alloc(records.length * RECORD_BYTES);
       records.forEach((r, i) => encodeRecord(r, bytes, i * RECORD_BYTES));
-      await writeAll(this.journalFd, bytes, this.journalBytes);
-      await new Promise<void>((resolve, reject) => fdatasync(this.journalFd, (e) => (e ? reject(e) : resolve())));
+      try {
+        await writeAll(this.journalFd, bytes, this.journalBytes);
+        await new Promise<void>((resolve, reject) => fdatasync(this.journalFd, (e) => (e ? reject(e) : resolve())));
+      } catch (error) {
+        // Nothing of a failed batch may stay behind the journal's end to be replayed later.
+        try {
+          ftruncateSync(this.journalFd, this.journalBytes);
+        } catch {
+          // Replay stops at the first sequence number that does not increase, which the next
+          // batch's records guarantee.
+        }
+        throw error;
+      }
       this.journalBytes += bytes.length;
       this.journalRecords += records.length;
       for (const r of records) this.apply(r);
-      if (this.journalRecords >= this.checkpointEvery) this.checkpoint();
+      if (this.journalRecords >= this.checkpointEvery) this.writeCheckpoint();
     };
     const done = this.flushing.then(run);
     this.flushing = done.catch(() => undefined);
     return done;
   }
 
+  /**
+   * Writes the whole table as a checkpoint, in turn with the commits: a batch being written
+   * is in the table (and its records out of the journal) only once it has been applied.
+   */
+  checkpoint(): Promise<void> {
+    const done = this.flushing.then(() => this.writeCheckpoint());
+    this.flushing = done.catch(() => undefined);
+    return done;
+  }
+
   /** Writes the whole table as a checkpoint (atomic rename), then empties the journal. */
-  checkpoint(): void {
+  private writeCheckpoint(): void {
     const list = [...this.entries];
     const body = Buffer.alloc(list.length * RECORD_BYTES);
     list.forEach(([key, e], i) => encodeRecord({ type: 'put', key, slot: e.slot, crc: e.crc, length: e.length, seq: e.seq }, body, i * RECORD_BYTES));
@@ -109,7 +130,9 @@ export class SsdIndex {
     this.journalRecords = 0;
   }
 
-  close(): void {
+  /** Closes the journal once every commit and checkpoint asked for has run. */
+  async close(): Promise<void> {
+    await this.flushing;
     closeSync(this.journalFd);
   }
 
@@ -153,9 +176,13 @@ export class SsdIndex {
     if (size > 0) readFull(this.journalFd, journal);
     let at = 0;
     let replayed = 0;
+    let lastSeq = 0;
     for (; at + RECORD_BYTES <= size; at += RECORD_BYTES) {
       const r = decodeRecord(journal, at);
-      if (!r) break;
+      // A torn record, or one not after the last: the leftovers of a failed commit, overwritten
+      // in part by the next. Nothing from there on is trusted.
+      if (!r || r.seq <= lastSeq) break;
+      lastSeq = r.seq;
       replayed++;
       if (r.seq > checkpointSeq) this.apply(r);
     }
