@@ -1,4 +1,5 @@
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
+import { jsonNestingDepth } from '../../json/index.js';
 
 /** Evidence data is a few levels deep at most; this leaves room and stops a recursion bomb. */
 export const MAX_DATA_DEPTH = 32;
@@ -10,18 +11,7 @@ export const MAX_DATA_DEPTH = 32;
  * `1e400` (OKV4015): such a record could not be sealed.
  */
 export function parseEvidenceJson(text: string, option: string): { value: Record<string, unknown> } | { refused: Diagnostic } {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > MAX_DATA_DEPTH) return { refused: diagnose('evidenceDataTooDeep', {}, option, MAX_DATA_DEPTH) };
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
+  if (jsonNestingDepth(text, MAX_DATA_DEPTH) > MAX_DATA_DEPTH) return { refused: diagnose('evidenceDataTooDeep', {}, option, MAX_DATA_DEPTH) };
   let value: unknown;
   try {
     value = JSON.parse(text);

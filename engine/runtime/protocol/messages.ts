@@ -4,6 +4,8 @@
  * the connection stays open (the framing was intact).
  */
 
+import { jsonNestingDepth } from '../../json/index.js';
+
 /** The cache namespace: blocks of incompatible caches never mix. */
 export interface Namespace {
   model: string;
@@ -144,28 +146,11 @@ export function checks(maxBlocks: number) {
 /** Deepest array/object nesting a payload may have (no request needs more than a few levels). */
 export const MAX_NESTING = 64;
 
-/** How deep the arrays and objects of JSON text nest (brackets inside strings do not count). */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return deepest;
-}
-
 /** The JSON in a payload, or why it is not JSON (or nests past MAX_NESTING). */
 export function parsePayload(payload: Buffer): { value: unknown } | { problem: string } {
   if (payload.length === 0) return { value: {} };
   const text = payload.toString('utf8');
-  if (nestingDepth(text) > MAX_NESTING) return { problem: `the payload nests deeper than ${MAX_NESTING} levels` };
+  if (jsonNestingDepth(text, MAX_NESTING) > MAX_NESTING) return { problem: `the payload nests deeper than ${MAX_NESTING} levels` };
   try {
     return { value: JSON.parse(text) as unknown };
   } catch {
