@@ -29,6 +29,7 @@ semantics, identical to the TypeScript module the Manager runs at handshake:
 - all holds when every part holds (empty: holds); any when one part holds (empty: does not); not.
 """
 
+import os
 import re
 from collections.abc import Mapping
 
@@ -329,6 +330,17 @@ def engine_version():
     except ImportError:
         return None
     return getattr(module, "__version__", None)
+
+
+def live_profile(config, environ=None):
+    """The profile the checks read on a live engine: the engine, its running version, the
+    environment, and the config roots the adapter hands over (one envelope for every template)."""
+    return {
+        "engine": _data.DATA["engine"]["name"],
+        "version": engine_version(),
+        "env": dict(os.environ if environ is None else environ),
+        "config": dict(config),
+    }
 
 
 def check_pin(version=None):

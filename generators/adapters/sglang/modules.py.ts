@@ -100,7 +100,6 @@ only then reaches the Manager. A rejected profile stops the process once.
 """
 
 import importlib
-import os
 
 from . import _data, admission, manager, rejections, stop
 
@@ -109,12 +108,7 @@ _REGISTERED: "dict[str, bool]" = {}
 
 def live_profile(context: object, environ: "dict | None" = None) -> dict:
     """The rejection checks' profile: the build context and the live server arguments it carries."""
-    return {
-        "engine": _data.DATA["engine"]["name"],
-        "version": rejections.engine_version(),
-        "env": dict(os.environ if environ is None else environ),
-        "config": {"tree_cache_build_context": context, "server_args": getattr(context, "server_args", None)},
-    }
+    return rejections.live_profile({"tree_cache_build_context": context, "server_args": getattr(context, "server_args", None)}, environ)
 
 
 def factory(context: object) -> object:
@@ -209,7 +203,6 @@ base's whole shape (consumed and abstract methods delegate to the Manager).
 """
 
 import importlib
-import os
 
 from . import _data, admission, manager, rejections, stop
 
@@ -217,12 +210,7 @@ _BACKENDS = {spec["className"]: spec for spec in _data.DATA["template"]["storage
 
 
 def live_profile(storage_config: object, extra: object, environ: "dict | None" = None) -> dict:
-    return {
-        "engine": _data.DATA["engine"]["name"],
-        "version": rejections.engine_version(),
-        "env": dict(os.environ if environ is None else environ),
-        "config": {"storage_config": storage_config, "storage_kwargs": extra},
-    }
+    return rejections.live_profile({"storage_config": storage_config, "storage_kwargs": extra}, environ)
 
 
 def _storage_class(spec: dict) -> type:

@@ -103,19 +103,13 @@ opened. Then the role's half connects to the Manager; every consumed method dele
 """
 
 import importlib
-import os
 
 from . import _data, manager, rejections, stop
 
 
 def live_profile(vllm_config: object, kv_cache_config: object, environ: "dict | None" = None) -> dict:
     """The rejection checks' profile, read from the objects vLLM hands the connector."""
-    return {
-        "engine": _data.DATA["engine"]["name"],
-        "version": rejections.engine_version(),
-        "env": dict(os.environ if environ is None else environ),
-        "config": {"vllm_config": vllm_config, "kv_cache_config": kv_cache_config},
-    }
+    return rejections.live_profile({"vllm_config": vllm_config, "kv_cache_config": kv_cache_config}, environ)
 
 
 def _role_name(role: object) -> str:
