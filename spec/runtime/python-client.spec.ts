@@ -65,6 +65,46 @@ done()
     assert.deepEqual(out.failed, []);
   });
 
+  it('wait_layer is False while nothing has landed (the Manager stopped), True once it has; a cancelled restore reports every block failed', () => {
+    const out = runPython(String.raw`
+import signal
+pid = int(sys.argv[5])
+c = _client.connect(profile, "worker", socket_path=sock)
+reg = c.register_pages(32768, 4, 2)
+for layer in range(2):
+    reg.page(0, layer)[:] = bytes([48 + layer]) * 32768
+c.save(ns, ["w0"], [0]).wait(10)
+t = c.lookup(ns, ["w0"], "stopped")
+t.wait(5)
+os.kill(pid, signal.SIGSTOP)
+try:
+    r = c.restore(t, [1])
+    out["while_stopped"] = [r.wait_layer(0, 0.3), r.wait_layer(1, 0.05), r.done()]
+finally:
+    os.kill(pid, signal.SIGCONT)
+out["after"] = [r.wait_layer(0, 5), r.wait_layer(1, 5)]
+out["result"] = r.wait(5)["state"]
+out["landed"] = bytes(reg.page(1, 1)) == bytes(reg.page(0, 1))
+t2 = c.lookup(ns, ["w0"], "cancelled")
+t2.wait(5)
+os.kill(pid, signal.SIGSTOP)
+try:
+    r2 = c.restore(t2, [2])
+    c.cancel(r2)
+finally:
+    os.kill(pid, signal.SIGCONT)
+res2 = r2.wait(5)
+out["cancelled"] = [res2["state"], r2.failed_blocks(), r2.wait_layer(0, 1)]
+c.close()
+done()
+`, m, [String(m.child.pid)]);
+    assert.deepEqual(out.while_stopped, [false, false, false]);
+    assert.deepEqual(out.after, [true, true]);
+    assert.equal(out.result, 'done');
+    assert.equal(out.landed, true);
+    assert.deepEqual(out.cancelled, ['cancelled', [0], true]);
+  });
+
   it('a pending lookup polls None (never a miss) until the other rank reports; both get the smaller boundary', () => {
     const out = runPython(String.raw`
 a = _client.connect(profile, "rank0", socket_path=sock)
