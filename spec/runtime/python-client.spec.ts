@@ -192,6 +192,69 @@ done()
     assert.equal(out.sealed, 'EPERM', 'a sealed memfd cannot be truncated at all');
   });
 
+  it('300 pending lookups on one connection do not hold up its save, cancel or echo', () => {
+    const out = runPython(String.raw`
+c = _client.connect(profile, "scheduler", socket_path=sock)
+reg = c.register_pages(65536, 1, 1)
+tickets = [c.lookup(ns, ["z%d" % i], "pend-%d" % i, rank=0, world_size=2, deadline_ms=30000) for i in range(300)]
+start = time.monotonic()
+s = c.save(ns, ["through"], [0]).wait(10)
+out["save"] = s["blocks"] if s else None
+out["echo"] = c.echo({"ok": 1})
+out["seconds"] = time.monotonic() - start
+out["pending"] = sum(1 for t in tickets if t.poll() is None)
+for t in tickets:
+    c.cancel(t)
+out["cancelled"] = sorted(set(t.wait(10).state for t in tickets))
+c.close()
+done()
+`, m);
+    assert.deepEqual(out.save, ['stored']);
+    assert.deepEqual(out.echo, { ok: 1 });
+    assert.ok((out.seconds as number) < 5, `the save took ${String(out.seconds)} s behind pending lookups`);
+    assert.equal(out.pending, 300);
+    assert.deepEqual(out.cancelled, ['cancelled']);
+  });
+
+  it('the handshake carries the live profile: engine objects reduced to what the rejections read, the Manager gives the local verdict', () => {
+    const out = runPython(String.raw`
+from orbitkv_vllm import rejections
+class Obj:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+env = dict(profile["env"], SECRET_TOKEN="do-not-send")
+def live(config):
+    return {"engine": "vllm", "version": profile["version"], "env": env, "config": config}
+def as_objects(value):
+    if isinstance(value, dict):
+        return Obj(**{k: as_objects(v) for k, v in value.items()})
+    return value
+good = live({k: as_objects(v) for k, v in profile["config"].items()})
+out["local_good"] = rejections.evaluate(good)["accepted"]
+wire = _client.wire_profile(good)
+out["secret_sent"] = "SECRET_TOKEN" in wire["env"]
+c = _client.connect(good, "worker", socket_path=sock)
+out["manager_good"] = "accepted"
+c.close()
+bad_config = {k: as_objects(v) for k, v in profile["config"].items()}
+bad_config.setdefault("vllm_config", Obj())
+bad_config["vllm_config"].speculative_config = Obj(method="eagle")
+bad = live(bad_config)
+out["local_bad"] = [r["id"] for r in rejections.evaluate(bad)["rejections"]]
+try:
+    _client.connect(bad, "worker", socket_path=sock)
+    out["manager_bad"] = "accepted"
+except _client.ManagerRefused as e:
+    out["manager_bad"] = e.body.get("rejections")
+done()
+`, m);
+    assert.equal(out.local_good, true);
+    assert.equal(out.secret_sent, false, 'only the variables a rejection names travel');
+    assert.equal(out.manager_good, 'accepted');
+    assert.ok((out.local_bad as string[]).length > 0, 'the live speculative config is rejected locally');
+    assert.deepEqual(out.manager_bad, out.local_bad, 'the Manager reaches the same verdict over the wire profile');
+  });
+
   it('imports with the standard library only and opens nothing at import', () => {
     const root = join(generatedOnce(), 'orbitkv-vllm');
     const script = `import sys, json; sys.path.insert(0, sys.argv[1]); before = set(sys.modules); import orbitkv_vllm._client, orbitkv_vllm.manager; new = set(m.split('.')[0] for m in set(sys.modules) - before); print(json.dumps(sorted(n for n in new if n not in sys.stdlib_module_names and n != 'orbitkv_vllm')))`;
