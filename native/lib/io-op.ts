@@ -17,6 +17,9 @@ export const KIND: Record<OpName, number> = { read: 0, write: 1, fsync: 2, readv
 
 export type CancelHook = (op: Op, deadlineMs: number) => Promise<CancelOutcome>;
 
+/** How a callback-style op (IoRing.submitRead) hears its outcome: once, error or bytes. */
+export type OpCallback = (error: Error | null, bytes: number) => void;
+
 export class Op implements PendingOperation {
   state: 'queued' | 'submitted' | 'settled' = 'queued';
   cancelRequested = false;
@@ -39,8 +42,10 @@ export class Op implements PendingOperation {
     readonly length: number,
     readonly offset: number,
     readonly bufIndex: number,
-    readonly resolve: (bytes: number) => void,
-    readonly reject: (error: Error) => void,
+    /** The promise's settlers, or null for a callback-style op (then `done` is set). */
+    readonly resolve: ((bytes: number) => void) | null,
+    readonly reject: ((error: Error) => void) | null,
+    readonly done: OpCallback | null,
     private readonly cancelHook: CancelHook,
   ) {
     this.isRead = op === 'read' || op === 'readv';
