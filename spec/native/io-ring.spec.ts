@@ -43,6 +43,8 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
     after(() => scratch.remove());
 
     it('submitRead reports bytes or the errno to its callback once, as read() resolves or rejects; a throwing callback cuts no batch short', async () => {
+      // Its own file: the shared one must stay zero where other cases have not written.
+      const file = openFile(scratch.path('submit-read.bin'), { create: true });
       const data = randomBytes(16 * BLOCK);
       const src = allocAligned(data.length);
       data.copy(src);
@@ -85,6 +87,7 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       assert.throws(() => ring.submitRead(file, 'x' as never, 0, () => {}), TypeError);
       assert.throws(() => ring.submitRead(file, bufs[0]!, -5, () => {}), RangeError);
       assert.equal(liveNativeOps(), 0);
+      await file.close();
     });
 
     it('reports the backend it runs on', () => {
