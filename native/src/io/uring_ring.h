@@ -39,13 +39,11 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   void Reap(Napi::Env env);
   size_t Collect(Napi::Env env);
   bool BecameIdle();
-  void RunDeferred();
   void Teardown();
   static void OnPoll(uv_poll_t* handle, int status, int events);
 
   io_uring ring_{};
   bool open_ = false;
-  bool deferTaskrun_ = false;  // IORING_SETUP_DEFER_TASKRUN took: completions wait for RunDeferred
   unsigned depth_ = 0;
   int eventFd_ = -1;
   uv_poll_t* poll_ = nullptr;
