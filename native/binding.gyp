@@ -5,6 +5,7 @@
       "sources": [
         "src/addon.cc",
         "src/aligned_buffer.cc",
+        "src/owned_memory.cc",
         "src/unix/unix_socket.cc",
         "src/shm/shared_memory.cc",
         "src/io/completion_sink.cc",
@@ -49,7 +50,8 @@
       "target_name": "orbitkv_native_test",
       "sources": [
         "src/test_addon.cc",
-        "src/sandbox.cc"
+        "src/sandbox.cc",
+        "src/owned_memory.cc"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -6,7 +6,7 @@
 export { addonPath, nativeAvailable } from './lib/binding.js';
 export { allocAligned, bufferAddress, liveNativeOps } from './lib/memory.js';
 export { openFile, DIRECT_ALIGNMENT, type DirectFile, type OpenOptions, type CloseOptions } from './lib/direct-file.js';
-export { IoRing, openRing, type CancelOutcome, type IoBackendName, type IoRequest, type OpOptions, type RingOptions, type RingStats } from './lib/io-ring.js';
+export { IoRing, openRing, type CancelOutcome, type IoBackendName, type IoRequest, type OpCallback, type OpOptions, type RingOptions, type RingStats } from './lib/io-ring.js';
 export {
   CancelledError,
   DeadlineExceededError,

@@ -17,6 +17,8 @@ export interface RawIoBackend {
   queueVec(id: number, kind: number, fd: number, buffers: Uint8Array[], fileOffset: number): void;
   /** With `reap`, returns completions already waiting, written into ids/results for the caller (no callback). */
   submit(reap?: boolean): number;
+  /** Queues rows [start, end) of `table` (7 numbers each: queue()'s id..bufIndex) with buffers[row], then submit(reap); a refused row throws with `index`. */
+  queueMany(start: number, end: number, table: Float64Array, buffers: (Uint8Array | null)[], reap: boolean): number;
   cancel(id: number): boolean;
   registerBuffers(buffers: Uint8Array[]): number;
   close(): void;

@@ -149,7 +149,8 @@ export class HostMemory {
   static alloc(size: number): HostMemory {
     checkSize(size);
     // The Buffer owns the pages natively: its finalizer frees them when no view is left, and
-    // free() releases them at once and detaches every view.
+    // free() detaches every view and frees them at once, or once the I/O op still reading into
+    // or writing from them is reaped (native/src/owned_memory.h).
     const view = call<Buffer>('hostAllocBuffer', size);
     const mem = new HostMemory(binding().bufferAddress(view), size, view);
     mem.release = () => void call('hostRelease', view);
@@ -209,6 +210,12 @@ export class HostMemory {
     return call<bigint>('hostDevicePointer', this.address);
   }
 
+  /**
+   * Detaches every view now. Allocated memory goes back to the driver at once, or, while an I/O
+   * op still holds it (a ring read or write in flight, a ring registration), as soon as the last
+   * such op is reaped: the kernel never writes into freed pinned memory. `livePinnedBuffers()`
+   * counts it until then. Registered memory is unregistered at once (its pages stay the caller's).
+   */
   free(): void {
     if (!this.view) return;
     this.view = null;

@@ -18,6 +18,7 @@ import { closeSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { binding, type RawPeerCredentials, type RawUnixSocket } from './binding.js';
 import { ChannelClosedError, ChannelProtocolError, PeerRefusedError, SystemCallError } from './errors.js';
+import { track } from './native-finalizers.js';
 
 export type PeerCredentials = RawPeerCredentials;
 
@@ -40,6 +41,12 @@ export interface ChannelMessage {
 export const MAX_FDS_PER_MESSAGE = 253;
 const HEADER = 8;
 const READS_PER_WAKEUP = 32;
+
+/**
+ * Channels with messages still to send: held here so a channel the program let go of still
+ * delivers what it was asked to send (the GC backstop closes it only once it is idle).
+ */
+const sending = new Set<FdChannel>();
 
 interface Outgoing {
   frame: Buffer;
@@ -77,6 +84,8 @@ export class FdChannel extends EventEmitter {
   private pending: Buffer = Buffer.alloc(0);
   private readonly outgoing: Outgoing[] = [];
   private queuedBytes = 0;
+  /** Closes the native socket and unclaimed fds once: close() calls it, else the collector. */
+  private readonly release: () => void;
 
   /**
    * Takes over a connected net.Socket (create servers with `pauseOnConnect: true` and adopt in
@@ -122,9 +131,14 @@ export class FdChannel extends EventEmitter {
     const allowed = options.allowedUids ?? [process.getuid?.() ?? 0];
     let native: RawUnixSocket;
     try {
-      native = new (binding().UnixSocket)(fd, (readable, writable, error) => this.onReady(readable, writable, error));
+      native = FdChannel.openNative(fd, new WeakRef(this));
+    } catch (error) {
+      throw SystemCallError.from(error);
+    }
+    try {
       this.peer = native.peer();
     } catch (error) {
+      native.close();
       throw SystemCallError.from(error);
     }
     if (!allowed.includes(this.peer.uid)) {
@@ -132,7 +146,31 @@ export class FdChannel extends EventEmitter {
       throw new PeerRefusedError(this.peer.pid, this.peer.uid, allowed);
     }
     this.native = native;
+    // Explicit close() stays the rule; a channel nobody references is closed when collected.
+    this.release = track(this, this, FdChannel.releaseOf(native, this.fdQueue));
     native.watch(true, false);
+  }
+
+  /**
+   * The native socket, reporting readiness to the channel through a WeakRef: the callback is a
+   * GC root (the addon holds it), so it must not keep an unreferenced channel alive. Made in its
+   * own scope so the closure captures only `weak` and the socket.
+   */
+  private static openNative(fd: number, weak: WeakRef<FdChannel>): RawUnixSocket {
+    const native: RawUnixSocket = new (binding().UnixSocket)(fd, (readable, writable, error) => {
+      const channel = weak.deref();
+      if (channel) channel.onReady(readable, writable, error);
+      else native.watch(false, false);  // collected, its finalizer not run yet: stop the poll
+    });
+    return native;
+  }
+
+  /** The release the finalizer holds: it must not reach the channel (see native-finalizers). */
+  private static releaseOf(native: RawUnixSocket, fdQueue: number[]): () => void {
+    return () => {
+      native.close();
+      for (const fd of fdQueue.splice(0)) closeQuietly(fd);
+    };
   }
 
   get closed(): boolean {
@@ -158,6 +196,7 @@ export class FdChannel extends EventEmitter {
     return new Promise<void>((resolve, reject) => {
       this.outgoing.push({ frame, fds: [...fds], sent: 0, resolve, reject });
       this.queuedBytes += frame.length;
+      sending.add(this);
       this.flush();
     });
   }
@@ -167,8 +206,8 @@ export class FdChannel extends EventEmitter {
     const native = this.native;
     if (!native) return;
     this.native = null;
-    native.close();
-    for (const fd of this.fdQueue.splice(0)) closeQuietly(fd);
+    this.release();
+    sending.delete(this);
     for (const out of this.outgoing.splice(0)) out.reject(new ChannelClosedError('send'));
     this.queuedBytes = 0;
     this.pending = Buffer.alloc(0);
@@ -196,6 +235,7 @@ export class FdChannel extends EventEmitter {
         out.resolve();
       }
       native.watch(true, this.outgoing.length > 0);
+      if (this.outgoing.length === 0) sending.delete(this);
     } catch (error) {
       this.fail(SystemCallError.from(error) as Error);
     }

@@ -6,11 +6,12 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
-import { closeSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CudaEvent, CudaStream, DeviceMemory, FdChannel, Gatherer, HostMemory, liveCudaObjects, livePinnedBuffers, type ChannelMessage } from '../../native/index.js';
+import { CudaEvent, CudaStream, DeviceMemory, FdChannel, Gatherer, HostMemory, liveCudaObjects, livePinnedBuffers, openFile, openRing, type ChannelMessage, type IoBackendName } from '../../native/index.js';
 import { binding } from '../../native/lib/binding.js';
 
 export interface AsyncContext {
@@ -186,5 +187,65 @@ export const asyncChecks: Record<string, Check> = {
     }
     assert(tracked() === trackedBefore, `${tracked() - trackedBefore} of device memory, stream and event were not released`);
     return `64 MiB pinned buffer released by its finalizer (the driver now answers ${refused} for its address); unreferenced device memory, stream and event released too`;
+  },
+
+  'free() while a read fills pinned memory returns it to the driver only after the read, on both backends': async () => {
+    const hostDevicePointer = binding().cuda['hostDevicePointer'] as (address: bigint) => bigint;
+    const dir = mkdtempSync(join(tmpdir(), 'orbitkv-pinned-free-'));
+    const lines: string[] = [];
+    try {
+      for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
+        // A FIFO keeps the read in flight until we write: free() lands mid-operation.
+        const fifo = join(dir, `fifo-${backend}`);
+        execFileSync('mkfifo', [fifo]);
+        const ring = openRing({ depth: 4, backend });
+        const file = openFile(fifo, { write: true, direct: false });
+        const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+        const before = livePinnedBuffers();
+        const mem = HostMemory.alloc(MiB);
+        const view = mem.bytes;
+        const read = ring.read(file, view, -1, 4096);
+        let unblocked = false;
+        const unblock = () => {
+          if (!unblocked) writeSync(writer, Buffer.alloc(4096, 7));
+          unblocked = true;
+        };
+        try {
+          await new Promise((r) => setImmediate(r));
+          assert(ring.stats.inFlight === 1, `${backend}: the read is not in flight`);
+          mem.free();
+          assert(view.byteLength === 0, `${backend}: free() left a view attached`);
+          assert(livePinnedBuffers() === before + 1, `${backend}: free() returned pinned memory a read is still filling`);
+          hostDevicePointer(mem.address); // still pinned: the driver knows it
+          unblock();
+          const bytes = await read;
+          assert(bytes > 0, `${backend}: the read moved ${bytes} bytes`);
+          for (let i = 0; i < 50 && livePinnedBuffers() > before; i++) await pause(2);
+          assert(livePinnedBuffers() === before, `${backend}: the pinned memory was not returned after the read was reaped`);
+          let refused = '';
+          try {
+            hostDevicePointer(mem.address);
+          } catch (error) {
+            refused = (error as { code?: string }).code ?? String(error);
+          }
+          assert(refused !== '', `${backend}: the driver still knows the freed address`);
+          lines.push(`${backend}: kept while the read ran, returned after it (driver then answers ${refused})`);
+        } finally {
+          unblock();
+          await read.catch(() => 0);
+          closeSync(writer);
+          await file.close();
+          await ring.close();
+        }
+      }
+      // Nothing in flight: free() still returns the memory at once.
+      const before = livePinnedBuffers();
+      const idle = HostMemory.alloc(MiB);
+      idle.free();
+      assert(livePinnedBuffers() === before, 'free() with nothing in flight did not return the memory at once');
+      return lines.join('; ');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   },
 };

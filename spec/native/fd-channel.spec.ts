@@ -214,4 +214,14 @@ describe('native FdChannel and shared memory', function () {
     assert.equal(mapped, before + 1);
     assert.equal(after, before);
   });
+
+  it('closes a channel nothing references when the collector runs (its peer sees end of stream); a referenced one keeps working', async () => {
+    const r = await runFixture(fileURLToPath(new URL('./fixtures/fd-channel-gc.ts', import.meta.url)), [], '', ['--expose-gc']);
+    assert.equal(r.code, 0, r.stderr);
+    const { peerSawEnd, fdsClosed, message, keptClosed } = JSON.parse(r.stdout) as { peerSawEnd: boolean; fdsClosed: number; message: string; keptClosed: boolean };
+    assert.equal(peerSawEnd, true, 'the unreferenced end was closed by its finalizer');
+    assert.ok(fdsClosed >= 1, `its fd was closed (${fdsClosed} fewer open fds)`);
+    assert.equal(message, 'still here');
+    assert.equal(keptClosed, true);
+  });
 });

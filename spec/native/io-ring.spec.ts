@@ -42,6 +42,54 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
     });
     after(() => scratch.remove());
 
+    it('submitRead reports bytes or the errno to its callback once, as read() resolves or rejects; a throwing callback cuts no batch short', async () => {
+      // Its own file: the shared one must stay zero where other cases have not written.
+      const file = openFile(scratch.path('submit-read.bin'), { create: true });
+      const data = randomBytes(16 * BLOCK);
+      const src = allocAligned(data.length);
+      data.copy(src);
+      await ring.write(file, src, 0);
+      const bufs = Array.from({ length: 16 }, () => allocAligned(BLOCK));
+      // The callback's exception surfaces on its own: catch it here instead of mocha.
+      const mochaHandlers = process.listeners('uncaughtException');
+      process.removeAllListeners('uncaughtException');
+      const rethrown = new Promise<Error>((resolve) => process.once('uncaughtException', resolve));
+      let outcomes: Array<[Error | null, number]>;
+      try {
+        outcomes = await new Promise<Array<[Error | null, number]>>((resolve) => {
+          const got: Array<[Error | null, number]> = [];
+          bufs.forEach((b, i) =>
+            ring.submitRead(file, b, i * BLOCK, (error, bytes) => {
+              got[i] = [error, bytes];
+              if (got.filter(Boolean).length === 16) resolve(got);
+              if (i === 3) throw new Error('a callback that throws');
+            }),
+          );
+        });
+        assert.equal((await rethrown).message, 'a callback that throws');
+      } finally {
+        process.removeAllListeners('uncaughtException');
+        for (const h of mochaHandlers) process.on('uncaughtException', h);
+      }
+      outcomes.forEach(([error, bytes], i) => {
+        assert.equal(error, null);
+        assert.equal(bytes, BLOCK);
+        assert.ok(bufs[i]!.equals(data.subarray(i * BLOCK, (i + 1) * BLOCK)), `block ${i}`);
+      });
+      // Past the end: 0 bytes; unaligned: EINVAL through the callback, as read() rejects.
+      const [end, unaligned] = await Promise.all([
+        new Promise<[Error | null, number]>((r) => ring.submitRead(file, bufs[0]!, 64 * BLOCK, (e, n) => r([e, n]))),
+        new Promise<[Error | null, number]>((r) => ring.submitRead(file, bufs[1]!, 1, (e, n) => r([e, n]))),
+      ]);
+      assert.deepEqual(end, [null, 0]);
+      assert.ok(unaligned[0] instanceof IoError && (unaligned[0] as IoError).code === 'EINVAL', String(unaligned[0]));
+      assert.throws(() => ring.submitRead(file, bufs[0]!, 0, 'x' as never), TypeError);
+      assert.throws(() => ring.submitRead(file, 'x' as never, 0, () => {}), TypeError);
+      assert.throws(() => ring.submitRead(file, bufs[0]!, -5, () => {}), RangeError);
+      assert.equal(liveNativeOps(), 0);
+      await file.close();
+    });
+
     it('reports the backend it runs on', () => {
       assert.equal(ring.backend, backend);
       assert.equal(ring.backendReason, 'requested');

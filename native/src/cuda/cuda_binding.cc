@@ -12,6 +12,7 @@
 #include "cuda/driver_api.h"
 #include "cuda/completion_queue.h"
 #include "cuda/gather_ptx.h"
+#include "owned_memory.h"
 
 namespace orbitkv::cuda {
 
@@ -150,32 +151,15 @@ static Napi::Value HostFree(const Napi::CallbackInfo& info) {
   CALL(cuMemFreeHost, Handle<void*>(info[0]));
   return env.Undefined();
 }
-// Pinned memory owned by its Buffer: freed when the Buffer's memory is collected, unless
-// hostRelease freed it first. The driver call runs on the JS thread (Node calls external-buffer
-// finalizers there), where the context is current.
-struct PinnedHost {
-  void* data;
-  bool released;
-};
-static std::atomic<int64_t> livePinned{0};
-static std::mutex pinnedLock;
-static std::unordered_map<void*, PinnedHost*> pinnedByAddress;
-
-static void FinalizePinned(Napi::Env env, uint8_t*, PinnedHost* pinned) {
-  {
-    // Only this buffer's entry: after hostRelease the driver may hand the same address to a
-    // newer allocation, whose entry a late finalizer of the old buffer must not drop.
-    std::lock_guard<std::mutex> hold(pinnedLock);
-    auto it = pinnedByAddress.find(pinned->data);
-    if (it != pinnedByAddress.end() && it->second == pinned) pinnedByAddress.erase(it);
-  }
-  if (!pinned->released) {
-    const DriverTable* d = LoadDriver(nullptr);
-    if (d != nullptr) d->cuMemFreeHost(pinned->data);
-    livePinned.fetch_sub(1);
-  }
-  delete pinned;
+// Pinned memory owned by its Buffer (see owned_memory.h): returned to the driver by hostRelease
+// when no op holds it, else by the Buffer's finalizer once the last op that does is reaped. The
+// driver call runs on the JS thread (Node calls external-buffer finalizers there), where the
+// context is current.
+static void FreePinned(void* data) {
+  const DriverTable* d = LoadDriver(nullptr);
+  if (d != nullptr) d->cuMemFreeHost(data);
 }
+static OwnedMemoryKind pinnedKind{"hostAllocBuffer", FreePinned};
 
 // hostAllocBuffer(size) -> Buffer over new pinned, device-mapped memory.
 static Napi::Value HostAllocBuffer(const Napi::CallbackInfo& info) {
@@ -183,38 +167,26 @@ static Napi::Value HostAllocBuffer(const Napi::CallbackInfo& info) {
   size_t size = static_cast<size_t>(U64(info[0]));
   void* p = nullptr;
   CALL(cuMemHostAlloc, &p, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
-  livePinned.fetch_add(1);
-  auto* pinned = new PinnedHost{p, false};
-  {
-    std::lock_guard<std::mutex> hold(pinnedLock);
-    pinnedByAddress[p] = pinned;
-  }
-  return Napi::Buffer<uint8_t>::New(env, static_cast<uint8_t*>(p), size, FinalizePinned, pinned);
+  return NewOwnedBuffer(env, p, size, &pinnedKind);
 }
 
-// hostRelease(buffer): frees the pinned memory now and detaches the buffer (no view can reach it).
+// hostRelease(buffer) -> 'freed' | 'deferred' | 'detached': detaches the buffer (no view can
+// reach the memory) and frees it now, or after the I/O op still holding it is reaped.
 static Napi::Value HostRelease(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto view = info[0].As<Napi::Uint8Array>();
-  Napi::ArrayBuffer buffer = view.ArrayBuffer();
-  bool detached = false;
-  napi_is_detached_arraybuffer(env, buffer, &detached);
-  if (detached) return Napi::Boolean::New(env, false);
-  void* data = buffer.Data();
-  {
-    std::lock_guard<std::mutex> hold(pinnedLock);
-    auto it = pinnedByAddress.find(data);
-    if (it == pinnedByAddress.end()) throw Napi::TypeError::New(env, "hostRelease: not a buffer from hostAllocBuffer");
-    it->second->released = true;
+  switch (ReleaseOwned(env, info.Length() > 0 ? info[0] : env.Undefined(), &pinnedKind)) {
+    case ReleaseOutcome::Freed:
+      return Napi::String::New(env, "freed");
+    case ReleaseOutcome::Deferred:
+      return Napi::String::New(env, "deferred");
+    case ReleaseOutcome::AlreadyDetached:
+      break;
   }
-  buffer.Detach();  // the finalizer runs (later) and finds the memory released
-  CALL(cuMemFreeHost, data);
-  livePinned.fetch_sub(1);
-  return Napi::Boolean::New(env, true);
+  return Napi::String::New(env, "detached");
 }
 
 static Napi::Value LivePinned(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), static_cast<double>(livePinned.load()));
+  return Napi::Number::New(info.Env(), static_cast<double>(pinnedKind.live.load()));
 }
 
 static Napi::Value HostRegister(const Napi::CallbackInfo& info) {

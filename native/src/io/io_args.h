@@ -13,8 +13,22 @@ constexpr int64_t kMaxDepth = 32768;
 /** Most segments one vectored op takes (IOV_MAX). */
 constexpr uint32_t kMaxSegments = 1024;
 
+/** Numbers per op in queueMany()'s table: id, kind, fd, bufferOffset, length, fileOffset, bufIndex. */
+constexpr size_t kQueueRow = 7;
+
 /** queue(id, kind, fd, buffer|null, bufferOffset, length, fileOffset, bufIndex) */
 std::unique_ptr<IoOp> ParseQueue(const Napi::CallbackInfo& info);
+/** One row of queueMany()'s table (kQueueRow numbers) with its buffer (ignored for fsync). */
+std::unique_ptr<IoOp> ParseRow(Napi::Env env, const double* row, Napi::Value buffer);
+/** queueMany(start, end, table, buffers, reap): the rows to queue, checked against the table. */
+struct QueueRows {
+  size_t start = 0;
+  size_t end = 0;
+  const double* table = nullptr;
+  Napi::Array buffers;
+  bool reap = false;
+};
+QueueRows ParseQueueRows(const Napi::CallbackInfo& info);
 /** queueVec(id, kind, fd, buffers[], fileOffset) */
 std::unique_ptr<IoOp> ParseQueueVec(const Napi::CallbackInfo& info);
 /** new Backend(depth, onComplete, ids, results): the depth. */

@@ -14,6 +14,7 @@ void PoolIo::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function cls = DefineClass(env, "PoolIo",
                                    {InstanceMethod<&PoolIo::Queue>("queue"),
                                     InstanceMethod<&PoolIo::QueueVec>("queueVec"),
+                                    InstanceMethod<&PoolIo::QueueMany>("queueMany"),
                                     InstanceMethod<&PoolIo::Submit>("submit"),
                                     InstanceMethod<&PoolIo::Cancel>("cancel"),
                                     InstanceMethod<&PoolIo::RegisterBuffers>("registerBuffers"),
@@ -124,6 +125,22 @@ Napi::Value PoolIo::QueueVec(const Napi::CallbackInfo& info) {
   CheckOpen(env);
   Start(env, ParseQueueVec(info));
   return env.Undefined();
+}
+
+// queueMany(start, end, table, buffers, reap): as UringRing's (work starts at once; never reaps).
+Napi::Value PoolIo::QueueMany(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  CheckOpen(env);
+  QueueRows rows = ParseQueueRows(info);
+  for (size_t i = rows.start; i < rows.end; i++) {
+    try {
+      Start(env, ParseRow(env, rows.table + i * kQueueRow, rows.buffers.Get(static_cast<uint32_t>(i))));
+    } catch (Napi::Error& e) {
+      e.Set("index", Napi::Number::New(env, static_cast<double>(i)));
+      throw;
+    }
+  }
+  return Napi::Number::New(env, 0);
 }
 
 // Work starts when queued; submit exists so both backends share one interface.

@@ -27,6 +27,7 @@ class PoolIo : public Napi::ObjectWrap<PoolIo> {
 
   Napi::Value Queue(const Napi::CallbackInfo& info);
   Napi::Value QueueVec(const Napi::CallbackInfo& info);
+  Napi::Value QueueMany(const Napi::CallbackInfo& info);
   Napi::Value Submit(const Napi::CallbackInfo& info);
   Napi::Value Cancel(const Napi::CallbackInfo& info);
   Napi::Value RegisterBuffers(const Napi::CallbackInfo& info);

@@ -22,6 +22,7 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
  private:
   Napi::Value Queue(const Napi::CallbackInfo& info);
   Napi::Value QueueVec(const Napi::CallbackInfo& info);
+  Napi::Value QueueMany(const Napi::CallbackInfo& info);
   Napi::Value Submit(const Napi::CallbackInfo& info);
   Napi::Value Cancel(const Napi::CallbackInfo& info);
   Napi::Value RegisterBuffers(const Napi::CallbackInfo& info);
@@ -30,6 +31,8 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   Napi::Value Depth(const Napi::CallbackInfo& info);
 
   void CheckOpen(Napi::Env env) const;
+  void CheckFixed(Napi::Env env, const IoOp& op) const;
+  Napi::Value SubmitAndReap(Napi::Env env, bool reap);
   io_uring_sqe* GetSqe(Napi::Env env);
   void Prep(io_uring_sqe* sqe, IoOp* op);
   void Track(Napi::Env env, std::unique_ptr<IoOp> op);
