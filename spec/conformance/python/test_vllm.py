@@ -28,6 +28,8 @@ profile = json.loads(os.environ["PROFILE"])
 def objects(value):
     if isinstance(value, dict):
         return SimpleNamespace(**{k: objects(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [objects(v) for v in value]
     return value
 config = profile.get("config", {})
 root = config.get("vllm_config", {})
@@ -37,7 +39,7 @@ for key, value in config.items():
         fields[key] = objects(value)
 fields.setdefault("kv_transfer_config", SimpleNamespace())
 fields["kv_transfer_config"].kv_connector = %r
-kv_cache = objects(config.get("kv_cache_config", {"kv_cache_groups": [1]}))
+kv_cache = objects(config.get("kv_cache_config", {"num_blocks": 8, "kv_cache_groups": [{"layer_names": ["layer.0"], "kv_cache_spec": {"block_size": 16, "page_size_bytes": 2048, "dtype": "bfloat16"}}]}))
 os.environ.update(profile.get("env", {}))
 sys.argv = ["vllm", "serve", "--kv-transfer-config", json.dumps({"kv_connector": %r})]
 try:

@@ -1,0 +1,54 @@
+"""The conformance driver for the stand-in vLLM: builds an engine (plugins, scheduler, worker,
+both connectors through the factory) the way `vllm serve --kv-transfer-config` would, feeds it
+requests, runs EngineCore.step until nothing is left, and reports what the scenarios check.
+
+The call order inside a step is the engine's (vllm/v1/engine/core.py, scheduler.py,
+worker/model_runner.py); this module only chooses requests, aborts and when to stop."""
+
+import hashlib
+import json
+import sys
+
+from vllm.config import AttentionSpec, KVCacheConfig, KVCacheGroupSpec, KVTransferConfig, VllmConfig
+from vllm.v1.engine.core import EngineCore
+from vllm.v1.request import Request
+
+BLOCK_SIZE = 16
+
+
+def prompt(label, blocks, tail=5):
+    """A deterministic prompt of `blocks` full blocks plus `tail` tokens."""
+    digest = hashlib.sha256(label.encode()).digest()
+    return [(digest[i % 32] * 7 + i) % 5000 for i in range(blocks * BLOCK_SIZE + tail)]
+
+
+def build(connector, num_blocks=64, layers=4, row=64, extra=None, policy="recompute", max_tokens_budget=256):
+    """An engine whose KV pages are `layers` x (2 x BLOCK_SIZE x row) bytes per block."""
+    transfer = KVTransferConfig(kv_connector=connector, kv_role="kv_both", kv_load_failure_policy=policy,
+                                kv_connector_extra_config=dict(extra or {}), is_kv_producer=True)
+    config = VllmConfig(kv_transfer_config=transfer)
+    spec = AttentionSpec(block_size=BLOCK_SIZE, page_size_bytes=2 * BLOCK_SIZE * row, dtype="bfloat16")
+    kv = KVCacheConfig(num_blocks=num_blocks, kv_cache_groups=[KVCacheGroupSpec(layer_names=["model.layers.%d.self_attn.attn" % i for i in range(layers)], kv_cache_spec=spec)])
+    sys.argv = ["vllm", "serve", "--kv-transfer-config", json.dumps({"kv_connector": connector})]
+    return EngineCore(config, kv, max_num_scheduled_tokens=max_tokens_budget)
+
+
+def request(request_id, tokens, max_tokens=3):
+    return Request(request_id, tokens, max_tokens, BLOCK_SIZE)
+
+
+def run(engine, max_steps=400, on_step=None):
+    """Steps until the engine has nothing left (or max_steps); returns the number of steps."""
+    steps = 0
+    while engine.has_work() and steps < max_steps:
+        out = engine.step()
+        steps += 1
+        if on_step is not None:
+            on_step(steps, out)
+    return steps
+
+
+def completions(engine):
+    """Output tokens per finished request, and per request the blocks whose KV read wrong in a step whose result vLLM kept."""
+    s = engine.scheduler
+    return dict(s.finished_outputs), {rid: sorted(b) for rid, b in s.corrupt_kept.items()}
