@@ -10,7 +10,8 @@ code around the pin):
   place them; it registers pages of its own (one page per vLLM block, every layer's share of
   the block in it) and copies between them and the tensors.
 - Per step: handle_preemptions(metadata) before the runner updates its states and may hand the
-  preempted requests' blocks to others; bind_connector_metadata; start_load_kv(forward_context)
+  preempted requests' blocks to others (the V1 runner's order; the code around the pin passes the
+  step's metadata, vLLM 0.18 passed a set of request ids: both are accepted); bind_connector_metadata; start_load_kv(forward_context)
   before the forward; per attention layer wait_for_layer_load(layer) before the layer reads KV
   and save_kv_layer(layer, kv_layer, attn_metadata) after it wrote KV; wait_for_save() once the
   forward ends; then the transfer results for scheduler_output.finished_req_ids and
@@ -68,7 +69,7 @@ class _Save:
         return self.handle.poll() is None
 
     def wait(self, timeout) -> bool:
-        return self.handle.wait(timeout) is not None or not self.busy()
+        return self.handle.wait(timeout) is not None
 
 
 class WorkerHalf:
@@ -98,7 +99,7 @@ class WorkerHalf:
         sizes = {view.block_bytes for view in views}
         if sizes != {self._geometry.layer_bytes}:
             raise ValueError("KV tensors hold " + repr(sorted(sizes)) + " bytes per block and layer; the KV cache spec says " + str(self._geometry.layer_bytes))
-        self._pages = self._client.register_pages(self._geometry.page_bytes, self._geometry.num_blocks, len(names))
+        self._pages = self._client.register_pages(self._geometry.layer_bytes, self._geometry.num_blocks, len(names))
         self._layer_index = {name: i for i, name in enumerate(names)}
         self._views = views
 
@@ -184,7 +185,7 @@ class WorkerHalf:
         """A drained restore: its failed blocks become load errors, its pages free again."""
         if entry.restore is not None:
             try:
-                entry.failed.update(entry.restore.failed_blocks())
+                entry.failed.update(entry.pages[i] for i in entry.restore.failed_blocks())
             except self._errors as error:
                 LOG.warning("restore of request %s failed: %s", entry.load["request"], error)
                 entry.failed.update(entry.pages)

@@ -52,3 +52,23 @@ def completions(engine):
     """Output tokens per finished request, and per request the blocks whose KV read wrong in a step whose result vLLM kept."""
     s = engine.scheduler
     return dict(s.finished_outputs), {rid: sorted(b) for rid, b in s.corrupt_kept.items()}
+
+
+def kv_digest(engine, request_id, blocks):
+    """sha256 over every layer's bytes of the request's first `blocks` blocks, as the runner holds them now."""
+    runner = engine.model_runner
+    ids = runner.states[request_id]["blocks"][:blocks]
+    digest = hashlib.sha256()
+    for name in runner.layer_names:
+        flat = runner.kv_caches[name].cast("B")
+        for half in (0, 1):
+            for block in ids:
+                start = (half * runner.num_blocks + block) * runner.half_bytes
+                digest.update(flat[start:start + runner.half_bytes])
+    return digest.hexdigest()
+
+
+def half(engine, role):
+    """The connector half of one role (the adapter's own object behind vLLM's connector)."""
+    connector = engine.scheduler.connector if role == "scheduler" else engine.model_runner.connector
+    return connector._adapter_half

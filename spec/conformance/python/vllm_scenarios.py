@@ -1,0 +1,195 @@
+"""Scenarios of the generated vLLM connector in the stand-in vLLM against a real Manager.
+
+    python3 vllm_scenarios.py NAME      (prints one JSON object: what the scenario observed)
+
+Environment: PYTHONPATH with the stand-in vLLM and the unzipped wheels; the Manager's socket in
+the package's socket variable; MANAGER_PID (the fault scenarios pause the Manager with SIGSTOP
+to hold a lookup pending or a restore in flight, as a slow Manager would); PYTHONHASHSEED fixed
+(vLLM's block hashes survive a process only then). The adapter package is found through the
+engine's entry-point group, never by name. The engine's call order is the stand-in's; this file
+only chooses requests, aborts, pauses and what to report.
+"""
+
+import importlib
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+from importlib.metadata import entry_points
+
+import vllm_driver as d
+
+logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+(_EP,) = [e for e in entry_points(group="vllm.general_plugins") if not e.name.startswith("zz")]
+PKG = _EP.value.split(".")[0]
+DATA = importlib.import_module(PKG + "._data").DATA
+CONNECTOR = DATA["template"]["connectors"][0]["className"]
+os.environ.setdefault("VLLM_USE_V2_MODEL_RUNNER", "0")
+
+
+def _pause():
+    os.kill(int(os.environ["MANAGER_PID"]), signal.SIGSTOP)
+
+
+def _resume():
+    os.kill(int(os.environ["MANAGER_PID"]), signal.SIGCONT)
+
+
+def _pause_before_restore(engine, resume_after):
+    """The worker's next restore is sent to a paused Manager; it resumes after `resume_after` s."""
+    client = d.half(engine, "worker")._client
+    original = client.restore
+    events = {}
+
+    def restore(ticket, pages):
+        client.restore = original
+        _pause()
+        events["paused"] = True
+        timer = threading.Timer(resume_after, lambda: (_resume(), events.setdefault("resumed_at_step", len(engine.outputs))))
+        timer.daemon = True
+        timer.start()
+        events["timer"] = timer
+        return original(ticket, pages)
+
+    client.restore = restore
+    return events
+
+
+def _observed(engine, **more):
+    outputs, corrupt = d.completions(engine)
+    worker = d.half(engine, "worker").counters
+    invalid = [sorted(r.kv_connector_output.invalid_block_ids) for _s, r in engine.outputs if r.kv_connector_output and r.kv_connector_output.invalid_block_ids]
+    return dict(outputs=outputs, corrupt=corrupt, answers=engine.scheduler.matched_answers, counters=worker, invalid=invalid,
+                freed=engine.scheduler.freed, open_lookups=d.half(engine, "scheduler").open_lookups(),
+                requires_kv_delivery=[engine.scheduler.connector.requires_kv_delivery, engine.model_runner.connector.requires_kv_delivery], **more)
+
+
+def _digest_after_prefill(engine, request_id, blocks, into):
+    def on_step(_n, _out):
+        state = engine.model_runner.states.get(request_id)
+        if state is not None and request_id not in into and len(state["digests"]) >= blocks * d.BLOCK_SIZE:
+            into[request_id] = d.kv_digest(engine, request_id, blocks)
+    return on_step
+
+
+def cold():
+    """A request on an empty cache: it saves its full blocks, nothing is restored."""
+    engine = d.build(CONNECTOR)
+    engine.add_request(d.request("cold", d.prompt("shared", 4)))
+    digests = {}
+    d.run(engine, on_step=_digest_after_prefill(engine, "cold", 4, digests))
+    return _observed(engine, digests=digests)
+
+
+def hot():
+    """The same prompt in a fresh engine process: its blocks come from the Manager."""
+    engine = d.build(CONNECTOR)
+    engine.add_request(d.request("hot", d.prompt("shared", 4)))
+    digests = {}
+    d.run(engine, on_step=_digest_after_prefill(engine, "hot", 4, digests))
+    return _observed(engine, digests=digests)
+
+
+def pending():
+    """A lookup the Manager has not answered yet (paused): the scheduler is told None and asks again."""
+    engine = d.build(CONNECTOR)
+    engine.add_request(d.request("slow", d.prompt("shared", 4)))
+    _pause()
+    try:
+        engine.step()
+        waiting = [r.request_id for r in engine.scheduler.waiting]
+    finally:
+        _resume()
+    d.run(engine)
+    return _observed(engine, waiting_while_paused=waiting)
+
+
+def unselected():
+    """A ready lookup whose request vLLM never allocates (the pool is short) and then aborts."""
+    engine = d.build(CONNECTOR, num_blocks=6)
+    engine.add_request(d.request("hog", d.prompt("hog", 3), max_tokens=40))
+    engine.step()
+    engine.add_request(d.request("starved", d.prompt("shared", 4)))
+    for _ in range(4):
+        engine.step()
+    held = d.half(engine, "scheduler").open_lookups()
+    running = [r.request_id for r in engine.scheduler.running]
+    engine.abort_requests(["starved"])
+    after_abort = d.half(engine, "scheduler").open_lookups()
+    d.run(engine)
+    return _observed(engine, held_before_abort=held, open_after_abort=after_abort, running_before_abort=running)
+
+
+def abort_mid_load():
+    """An asynchronous load whose restore the Manager holds (paused); the request is aborted meanwhile."""
+    engine = d.build(CONNECTOR, extra={"load_mode": "async"})
+    events = _pause_before_restore(engine, 1.5)
+    engine.add_request(d.request("doomed", d.prompt("shared", 4)))
+    steps = 0
+    while not events.get("paused") and steps < 50:
+        engine.step()
+        steps += 1
+    engine.abort_requests(["doomed"])
+    aborted_at = len(engine.outputs)
+    d.run(engine)
+    events["timer"].join()
+    freed_at = [i for i, (s, r) in enumerate(engine.outputs) if r.kv_connector_output and "doomed" in (r.kv_connector_output.finished_recving or ())]
+    engine.add_request(d.request("after", d.prompt("shared", 4)))
+    d.run(engine)
+    return _observed(engine, aborted_at_step=aborted_at, resumed_at_step=events.get("resumed_at_step"), finished_recving_at=freed_at)
+
+
+def load_error():
+    """A synchronous restore that does not land in time (Manager paused): its blocks are load errors, vLLM recomputes them."""
+    engine = d.build(CONNECTOR, extra={"load_mode": "sync", "layer_timeout_s": 0.2})
+    events = _pause_before_restore(engine, 1.0)
+    engine.add_request(d.request("unlucky", d.prompt("shared", 4)))
+    block_ids = {}
+
+    def on_step(_n, _out):
+        state = engine.model_runner.states.get("unlucky")
+        if state is not None and "unlucky" not in block_ids:
+            block_ids["unlucky"] = state["blocks"][:4]
+
+    d.run(engine, on_step=on_step)
+    events["timer"].join()
+    return _observed(engine, blocks=block_ids)
+
+
+def preemption():
+    """Two requests outgrow the pool during decode: the later one is preempted, then resumes from its saved blocks."""
+    engine = d.build(CONNECTOR, num_blocks=9, max_tokens_budget=512)
+    engine.add_request(d.request("first", d.prompt("first", 3, tail=14), max_tokens=24))
+    engine.add_request(d.request("second", d.prompt("second", 3, tail=14), max_tokens=24))
+    preempted = []
+    d.run(engine, on_step=lambda _n, out: preempted.extend(out[0].preempted_req_ids))
+    restored_before_replay = d.half(engine, "worker").counters["restored_blocks"]
+    # Everything "second" computed, before and after its preemption, read back from the Manager:
+    # the model's read check compares every restored byte with what that prefix must hold.
+    tokens = d.prompt("second", 3, tail=14) + engine.scheduler.finished_outputs["second"]
+    engine.add_request(d.request("replay", tokens, max_tokens=1))
+    d.run(engine)
+    return _observed(engine, preempted=preempted, restored_before_replay=restored_before_replay)
+
+
+def alone(label, blocks, tail, max_tokens):
+    """A reference run of one prompt on its own (no preemption, its own namespace of blocks)."""
+    engine = d.build(CONNECTOR, num_blocks=32)
+    engine.add_request(d.request(label, d.prompt(label, blocks, tail=tail), max_tokens=max_tokens))
+    d.run(engine)
+    return _observed(engine)
+
+
+SCENARIOS = {f.__name__: f for f in (cold, hot, pending, unselected, abort_mid_load, load_error, preemption)}
+
+if __name__ == "__main__":
+    name = sys.argv[1]
+    if name == "alone":
+        found = alone(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    else:
+        found = SCENARIOS[name]()
+    sys.stdout.write(json.dumps(found, sort_keys=True, default=sorted) + "\n")
+    sys.stdout.flush()
+    os._exit(0)
