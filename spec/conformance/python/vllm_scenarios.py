@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from importlib.metadata import entry_points
 
 import vllm_driver as d
@@ -47,7 +48,11 @@ def _pause_before_restore(engine, resume_after):
         client.restore = original
         _pause()
         events["paused"] = True
-        timer = threading.Timer(resume_after, lambda: (_resume(), events.setdefault("resumed_at_step", len(engine.outputs))))
+        def resume():
+            events["resumed_at_step"] = len(engine.outputs)  # recorded first: no step before it saw the Manager running
+            _resume()
+
+        timer = threading.Timer(resume_after, resume)
         timer.daemon = True
         timer.start()
         events["timer"] = timer
@@ -55,6 +60,30 @@ def _pause_before_restore(engine, resume_after):
 
     client.restore = restore
     return events
+
+
+def _lookup_states(request_id, settle_s=3.0):
+    """The Manager's own record of the request's lookups (an operator connection), once none is ready any more."""
+    client = importlib.import_module(PKG + "._client")
+    deadline = time.monotonic() + settle_s
+    while True:
+        with client.Connection(client.default_socket_path()) as conn:
+            conn.request("operator", {})
+            records = conn.request("requests", {"request": request_id})["records"]
+        states = [r["state"] for r in records if r["request"] == request_id]
+        if "ready" not in states or time.monotonic() >= deadline:
+            return states
+        time.sleep(0.05)
+
+
+def _step_until(engine, condition, limit=5000):
+    steps = 0
+    while not condition() and steps < limit:
+        engine.step()
+        steps += 1
+        time.sleep(d.PACE_S)
+    if not condition():
+        raise AssertionError("the engine never got there in %d steps" % limit)
 
 
 def _observed(engine, **more):
@@ -109,17 +138,21 @@ def pending():
 def unselected():
     """A ready lookup whose request vLLM never allocates (the pool is short) and then aborts."""
     engine = d.build(CONNECTOR, num_blocks=6)
-    engine.add_request(d.request("hog", d.prompt("hog", 3), max_tokens=40))
-    engine.step()
+    engine.add_request(d.request("hog", d.prompt("hog", 3), max_tokens=200))
+    _step_until(engine, lambda: any(r.request_id == "hog" for r in engine.scheduler.running))
     engine.add_request(d.request("starved", d.prompt("shared", 4)))
-    for _ in range(4):
+    _step_until(engine, lambda: any(a for a in engine.scheduler.matched_answers.get("starved", ())))
+    for _ in range(3):
         engine.step()
     held = d.half(engine, "scheduler").open_lookups()
     running = [r.request_id for r in engine.scheduler.running]
     engine.abort_requests(["starved"])
     after_abort = d.half(engine, "scheduler").open_lookups()
+    # Asked while this engine's connections are still open: closing them would release the leases anyway.
+    states = _lookup_states("starved")
+    engine.abort_requests(["hog"])
     d.run(engine)
-    return _observed(engine, held_before_abort=held, open_after_abort=after_abort, running_before_abort=running)
+    return _observed(engine, held_before_abort=held, open_after_abort=after_abort, running_before_abort=running, manager_states=states)
 
 
 def abort_mid_load():
@@ -127,13 +160,13 @@ def abort_mid_load():
     engine = d.build(CONNECTOR, extra={"load_mode": "async"})
     events = _pause_before_restore(engine, 1.5)
     engine.add_request(d.request("doomed", d.prompt("shared", 4)))
-    steps = 0
-    while not events.get("paused") and steps < 50:
-        engine.step()
-        steps += 1
+    _step_until(engine, lambda: events.get("paused"))
     engine.abort_requests(["doomed"])
     aborted_at = len(engine.outputs)
-    d.run(engine)
+    # Engine steps keep coming while the Manager holds the restore (paced, as a serving engine's would).
+    while not any(r == "doomed" for r, _b in engine.scheduler.freed) and len(engine.outputs) < aborted_at + 2000:
+        engine.step()
+        time.sleep(d.PACE_S)
     events["timer"].join()
     freed_at = [i for i, (s, r) in enumerate(engine.outputs) if r.kv_connector_output and "doomed" in (r.kv_connector_output.finished_recving or ())]
     engine.add_request(d.request("after", d.prompt("shared", 4)))

@@ -17,7 +17,7 @@ mode): a missed, failed or aborted load is recomputed by vLLM, a failed save is 
 
 import importlib
 
-from . import _data, kv_layout, manager, rejections, stop
+from . import _client, _data, kv_layout, manager, rejections, stop
 from .scheduler_half import SchedulerHalf
 from .worker_half import WorkerHalf
 
@@ -40,16 +40,6 @@ def _symbol(where: "dict | None"):
     if not where:
         return None
     return getattr(importlib.import_module(where["module"]), where["name"], None)
-
-
-def _connect(role: str, profile: dict):
-    """The process's Manager client for the role (the live profile is its handshake)."""
-    return manager.connect(role)
-
-
-def _client_errors() -> tuple:
-    """What a failing client call raises; the halves degrade to a miss or a recompute on these."""
-    return (ConnectionError, OSError)
 
 
 def _metadata_class(base_module):
@@ -115,7 +105,8 @@ def _connector_class(spec: dict) -> type:
     base = getattr(base_module, spec["base"]["name"])
     results_class = _symbol(spec.get("transferResults"))
     metadata_class = _metadata_class(base_module)
-    errors = _client_errors()
+    # What a failing client call raises once connected: the halves degrade to a miss or a recompute.
+    errors = (_client.ManagerError,)
 
     def __init__(self, vllm_config, role, kv_cache_config=None):
         # Rejections first: a rejected profile never opens a connection.
@@ -126,12 +117,12 @@ def _connector_class(spec: dict) -> type:
             self._adapter_role = _role_name(role)
             geometry = kv_layout.Geometry(vllm_config, kv_cache_config)
             options = kv_layout.options(vllm_config)
-            client = _connect(self._adapter_role, profile)
+            client = manager.connect(self._adapter_role, profile)
             if self._adapter_role == "scheduler":
                 self._adapter_half = SchedulerHalf(client, geometry, options, metadata_class, errors)
             else:
                 self._adapter_half = WorkerHalf(client, geometry, options, errors)
-        except (rejections.AdapterRejection, manager.ManagerNotReachable) as error:
+        except (rejections.AdapterRejection, manager.ManagerNotReachable, manager.ManagerRefused) as error:
             stop.stop(str(error), error)
         except (ValueError, TypeError, AttributeError) as error:
             stop.stop(stop.failure_text("vLLM connector set-up", error), error)

@@ -17,7 +17,7 @@ code around the pin):
   forward ends; then the transfer results for scheduler_output.finished_req_ids and
   get_block_ids_with_load_errors(); clear_connector_metadata.
 - A request id in finished_recving tells the scheduler its asynchronous load is over and its
-  blocks may be used or freed; an aborted request's blocks stay held until then. Failed blocks
+  blocks may be used or freed (so its KV is copied in, every layer, before it is reported); an aborted request's blocks stay held until then. Failed blocks
   are reported no later than the step that reports the request, and vLLM recomputes them.
 - finished_sending is only for requests whose request_finished returned True; this cache never
   does (best effort), so it reports none.
@@ -258,6 +258,12 @@ class WorkerHalf:
                 continue
             del self._async[rid]
             self._settle_restore(entry)
+            if not entry.aborted:
+                # The request's blocks are its own until it is reported: its KV comes in now, every layer.
+                landed = [page for page in entry.pages if page not in entry.failed]
+                for layer, view in enumerate(self._views):
+                    for page in landed:
+                        view.write_from(page, self._pages.page(page, layer))
             recving.add(rid)
             if entry.failed and not entry.aborted:
                 failed.add(rid)

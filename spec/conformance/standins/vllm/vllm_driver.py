@@ -8,6 +8,7 @@ worker/model_runner.py); this module only chooses requests, aborts and when to s
 import hashlib
 import json
 import sys
+import time
 
 from vllm.config import AttentionSpec, KVCacheConfig, KVCacheGroupSpec, KVTransferConfig, VllmConfig
 from vllm.v1.engine.core import EngineCore
@@ -37,14 +38,21 @@ def request(request_id, tokens, max_tokens=3):
     return Request(request_id, tokens, max_tokens, BLOCK_SIZE)
 
 
-def run(engine, max_steps=400, on_step=None):
-    """Steps until the engine has nothing left (or max_steps); returns the number of steps."""
+PACE_S = 0.001
+
+
+def run(engine, max_steps=5000, on_step=None, pace_s=PACE_S):
+    """Steps until the engine has nothing left (or max_steps); returns the number of steps.
+
+    Steps are paced (a serving engine's step takes milliseconds; the stand-in's take microseconds,
+    which would turn one Manager round trip into hundreds of empty steps)."""
     steps = 0
     while engine.has_work() and steps < max_steps:
         out = engine.step()
         steps += 1
         if on_step is not None:
             on_step(steps, out)
+        time.sleep(pace_s)
     return steps
 
 

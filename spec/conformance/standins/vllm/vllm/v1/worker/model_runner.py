@@ -6,7 +6,7 @@ Facts reproduced:
 - At start-up the worker builds its connector (role WORKER) through the factory and calls
   register_kv_caches(dict of layer name -> KV tensor), in layer order, once the caches exist.
 - execute_model: connector.handle_preemptions(kv_connector_metadata) comes before
-  _update_states (the V1 order: the runner may reuse the preempted requests' blocks there).
+  _update_states (which also trims a request's cached output tokens to the scheduler's count) (the V1 order: the runner may reuse the preempted requests' blocks there).
 - Then, within the forward context: bind_connector_metadata(metadata), start_load_kv(
   forward_context), the forward pass (per attention layer wait_for_layer_load(layer) before it,
   save_kv_layer(layer, kv_layer, attn_metadata) after it), wait_for_save(), the transfer results
@@ -59,13 +59,19 @@ class ModelRunner:
         for request_id in out.finished_req_ids | out.preempted_req_ids:
             self.states.pop(request_id, None)
         for new in out.scheduled_new_reqs:
-            self.states[new.req_id] = {"tokens": list(new.prompt_token_ids), "blocks": list(new.block_ids[0]), "digests": []}
+            self.states[new.req_id] = {"tokens": list(new.prompt_token_ids), "prompt": len(new.prompt_token_ids), "blocks": list(new.block_ids[0]), "digests": []}
         cached = out.scheduled_cached_reqs
-        for request_id, blocks in zip(cached.req_ids, cached.new_block_ids):
+        for request_id, blocks, outputs in zip(cached.req_ids, cached.new_block_ids, cached.num_output_tokens):
             if request_id in cached.resumed_req_ids:
-                self.states[request_id] = {"tokens": list(cached.all_token_ids[request_id]), "blocks": list(blocks[0]), "digests": []}
-            elif blocks is not None:
-                self.states[request_id]["blocks"].extend(blocks[0])
+                tokens = list(cached.all_token_ids[request_id])
+                self.states[request_id] = {"tokens": tokens, "prompt": len(tokens) - outputs, "blocks": list(blocks[0]), "digests": []}
+                continue
+            state = self.states[request_id]
+            if blocks is not None:
+                state["blocks"].extend(blocks[0])
+            # A token the scheduler discarded (its step read KV that failed to load) is dropped here.
+            del state["tokens"][state["prompt"] + outputs:]
+            del state["digests"][len(state["tokens"]):]
 
     def _slot(self, name, half, block, offset):
         start = (half * self.num_blocks + block) * self.half_bytes + offset * self.row

@@ -21,6 +21,7 @@ class CachedRequestData:
     resumed_req_ids: set = field(default_factory=set)
     new_block_ids: list = field(default_factory=list)
     num_computed_tokens: list = field(default_factory=list)
+    num_output_tokens: list = field(default_factory=list)
     all_token_ids: dict = field(default_factory=dict)
 
 

@@ -166,6 +166,7 @@ class Scheduler:
                 cached.all_token_ids[r.request_id] = list(r.all_token_ids)
             cached.new_block_ids.append(new_blocks_of[r.request_id].get_block_ids())
             cached.num_computed_tokens.append(r.num_computed_tokens)
+            cached.num_output_tokens.append(r.num_output_tokens)
         output = SchedulerOutput(new_reqs, cached, num_scheduled, sum(num_scheduled.values()),
                                  {r.request_id for r in preempted}, self.finished_req_ids)
         output.kv_connector_metadata = self.connector.build_connector_meta(output)
