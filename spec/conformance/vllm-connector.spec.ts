@@ -28,7 +28,12 @@ interface Observed {
 const MANAGER = ['--dram', '4mb', '--block-size', '8k'];
 
 function scenario(m: ManagerProcess, socketEnv: string, site: string, name: string, ...args: string[]): Promise<Observed> {
+  return scenarioWith({}, m, socketEnv, site, name, ...args);
+}
+
+function scenarioWith(extra: Record<string, string>, m: ManagerProcess, socketEnv: string, site: string, name: string, ...args: string[]): Promise<Observed> {
   const env = {
+    ...extra,
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     PYTHONPATH: [join(STANDINS, 'vllm'), site, join(REPO, 'spec', 'conformance', 'python')].join(':'),
@@ -124,18 +129,24 @@ describe('conformance: the vLLM connector over the client against a real Manager
     assert.deepEqual(states, ['released']);
   });
 
-  it('an aborted request whose asynchronous restore is in flight keeps its blocks until the restore drained; later loads are clean', async () => {
-    const abort = await run('abort_mid_load');
-    const resumed = abort.resumed_at_step as number;
-    const reported = abort.finished_recving_at as number[];
-    assert.ok(resumed >= (abort.aborted_at_step as number), JSON.stringify(abort));
-    assert.equal(reported.length, 1);
-    assert.ok(reported[0]! >= resumed, `finished_recving at step ${reported[0]} before the Manager resumed at step ${resumed}`);
-    assert.deepEqual(abort.freed.filter(([r]) => r === 'doomed').length, 1);
-    assert.deepEqual(abort.outputs.doomed, []);
-    assert.deepEqual(abort.outputs.after, cold.outputs.cold);
-    assert.deepEqual(abort.corrupt, {});
-  });
+  const orders = [
+    ['get_transfer_results', {}],
+    ['get_finished, as releases before get_transfer_results', { STANDIN_VLLM_GET_FINISHED: '1' }],
+  ] as const;
+  for (const [order, extra] of orders) {
+    it(`an aborted request whose asynchronous restore is in flight keeps its blocks until the restore drained; later loads are clean (${order})`, async () => {
+      const abort = await scenarioWith(extra, m, socketEnv, site, 'abort_mid_load');
+      const resumed = abort.resumed_at_step as number;
+      const reported = abort.finished_recving_at as number[];
+      assert.ok(resumed >= (abort.aborted_at_step as number), JSON.stringify(abort));
+      assert.equal(reported.length, 1);
+      assert.ok(reported[0]! >= resumed, `finished_recving at step ${reported[0]} before the Manager resumed at step ${resumed}`);
+      assert.deepEqual(abort.freed.filter(([r]) => r === 'doomed').length, 1);
+      assert.deepEqual(abort.outputs.doomed, []);
+      assert.deepEqual(abort.outputs.after, cold.outputs.cold);
+      assert.deepEqual(abort.corrupt, {});
+    });
+  }
 
   it('a restore that does not land in time reports its blocks as load errors: vLLM recomputes them, the output is unchanged', async () => {
     const failed = await run('load_error');

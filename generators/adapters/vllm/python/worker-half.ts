@@ -28,12 +28,10 @@ save skips it; a load reports it as a load error so vLLM recomputes it).
 """
 
 import logging
-import time
 
 from .kv_layout import LayerView
 
 LOG = logging.getLogger(__package__)
-POLL_S = 0.0005
 
 
 class _Restore:
@@ -51,12 +49,7 @@ class _Restore:
         return self.restore is not None and not self.restore.done()
 
     def wait(self, timeout) -> bool:
-        deadline = time.monotonic() + timeout
-        while self.busy():
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(POLL_S)
-        return True
+        return self.restore is None or self.restore.wait(timeout) is not None
 
 
 class _Save:
@@ -143,11 +136,8 @@ class WorkerHalf:
         try:
             entry.ticket = self._client.lookup(self._namespace, load["hashes"][:len(pages)], load["request"] + "#load",
                                                rank=self._rank, world_size=self._geometry.world_size, deadline_ms=self._options["lookup_deadline_ms"])
-            deadline = time.monotonic() + self._options["lookup_deadline_ms"] / 1000.0 + 1.0
-            result = entry.ticket.poll()
-            while result is None and time.monotonic() < deadline:
-                time.sleep(POLL_S)
-                result = entry.ticket.poll()
+            # The scheduler's lookup still holds these blocks: the answer is one round trip away.
+            result = entry.ticket.wait(self._options["lookup_deadline_ms"] / 1000.0 + 1.0)
             if result is None:
                 self._client.cancel(entry.ticket)
             count = min(result.boundary or 0, len(pages)) if result is not None and result.state == "ready" else 0

@@ -13,6 +13,8 @@ Facts reproduced:
   for scheduler_output.finished_req_ids (get_transfer_results -> finished_sending,
   finished_recving, failed_recving), get_block_ids_with_load_errors() as invalid_block_ids,
   clear_connector_metadata().
+- Releases before get_transfer_results call get_finished(finished_req_ids) -> (finished_sending,
+  finished_recving) there instead (STANDIN_VLLM_GET_FINISHED=1 selects that order).
 - A step with no scheduled tokens runs the same connector calls without a forward pass
   (kv_connector_no_forward: attn_metadata None, so no layer waits or saves).
 
@@ -25,11 +27,16 @@ halves, as the flash-attention layout puts the block dimension second.
 """
 
 import hashlib
+import os
 
 from vllm.distributed.kv_transfer.kv_connector.factory import KVConnectorFactory
 from vllm.distributed.kv_transfer.kv_connector.v1.base import KVConnectorRole
 from vllm.forward_context import ForwardContext, maybe_save_kv_layer_to_connector, wait_for_kv_layer_from_connector
 from vllm.v1.outputs import KVConnectorOutput, ModelRunnerOutput
+
+
+# Releases before get_transfer_results asked get_finished(finished_req_ids) -> (sending, recving).
+GET_FINISHED = os.environ.get("STANDIN_VLLM_GET_FINISHED") == "1"
 
 
 def token_kv(layer_index, prefix_digest, half, row):
@@ -123,13 +130,13 @@ class ModelRunner:
                     sampled[rid] = token
                     state["tokens"].append(token)
         self.connector.wait_for_save()
-        results = self.connector.get_transfer_results(out.finished_req_ids)
-        kv_output = KVConnectorOutput(
-            finished_sending=results.finished_sending,
-            finished_recving=results.finished_recving,
-            failed_recving=results.failed_recving,
-            invalid_block_ids=set(self.connector.get_block_ids_with_load_errors()),
-        )
+        if GET_FINISHED:
+            sending, recving = self.connector.get_finished(out.finished_req_ids)
+            kv_output = KVConnectorOutput(finished_sending=sending, finished_recving=recving)
+        else:
+            results = self.connector.get_transfer_results(out.finished_req_ids)
+            kv_output = KVConnectorOutput(finished_sending=results.finished_sending, finished_recving=results.finished_recving, failed_recving=results.failed_recving)
+        kv_output.invalid_block_ids = set(self.connector.get_block_ids_with_load_errors())
         self.connector.clear_connector_metadata()
         return ModelRunnerOutput(list(scheduled), sampled, kv_output, {rid: sorted(b) for rid, b in corrupt.items()})
 
