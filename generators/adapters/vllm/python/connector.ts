@@ -61,6 +61,14 @@ def _metadata_class(base_module):
     return ConnectorMetadata
 
 
+def _register(worker, kv_caches):
+    """The worker's pages for vLLM's KV tensors; a layout it cannot serve stops the engine, named."""
+    try:
+        worker.register_kv_caches(kv_caches)
+    except (ValueError, TypeError) as error:
+        stop.stop(stop.failure_text("vLLM connector KV registration", error), error)
+
+
 def _methods(spec, results_class):
     def half(self, role):
         if self._adapter_role != role:
@@ -78,7 +86,7 @@ def _methods(spec, results_class):
         "request_finished": lambda self, request, block_ids: half(self, "scheduler").request_finished(request, block_ids),
         "take_events": lambda self: half(self, "scheduler").take_events(),
         "reset_cache": lambda self: half(self, "scheduler").reset_cache(),
-        "register_kv_caches": lambda self, kv_caches: half(self, "worker").register_kv_caches(kv_caches),
+        "register_kv_caches": lambda self, kv_caches: _register(half(self, "worker"), kv_caches),
         "handle_preemptions": lambda self, kv_connector_metadata: half(self, "worker").handle_preemptions(kv_connector_metadata),
         "start_load_kv": lambda self, forward_context, **kwargs: half(self, "worker").start_load_kv(meta(self), forward_context),
         "wait_for_layer_load": lambda self, layer_name: half(self, "worker").wait_for_layer_load(layer_name),
