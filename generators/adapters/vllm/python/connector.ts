@@ -65,7 +65,7 @@ def _register(worker, kv_caches):
     """The worker's pages for vLLM's KV tensors; a layout it cannot serve stops the engine, named."""
     try:
         worker.register_kv_caches(kv_caches)
-    except (ValueError, TypeError) as error:
+    except (ValueError, TypeError, _client.ManagerError) as error:
         stop.stop(stop.failure_text("vLLM connector KV registration", error), error)
 
 

@@ -67,16 +67,17 @@ class SchedulerHalf:
         rid = request.request_id
         block = self._geometry.block_size
         offset = num_computed_tokens // block
-        limit = (request.num_tokens - 1) // block
-        hashes = [hash_text(h) for h in list(request.block_hashes)[offset:limit]]
+        limit = min((request.num_tokens - 1) // block, len(request.block_hashes))
         lookup = self._lookups.get(rid)
-        if lookup is not None and (lookup.offset != offset or lookup.hashes != hashes):
+        if lookup is not None and (lookup.offset != offset or len(lookup.hashes) != max(0, limit - offset)):
+            # Asked again with another local hit or other tokens (a resumed request): look up afresh.
             self._settle(self._lookups.pop(rid))
             lookup = None
-        if not hashes:
+        if limit <= offset:
             return 0, False
         try:
             if lookup is None:
+                hashes = [hash_text(h) for h in request.block_hashes[offset:limit]]
                 ticket = self._client.lookup(self._namespace, hashes, rid, rank=0, world_size=1, deadline_ms=self._options["lookup_deadline_ms"])
                 lookup = self._lookups[rid] = _Lookup(ticket, offset, hashes)
             if lookup.result is None:
@@ -91,7 +92,7 @@ class SchedulerHalf:
         result = lookup.result
         if result.state != "ready" or not result.boundary:
             return 0, False
-        return min(result.boundary, len(hashes)) * block, self._asynchronous(result)
+        return min(result.boundary, len(lookup.hashes)) * block, self._asynchronous(result)
 
     def _asynchronous(self, result) -> bool:
         mode = self._options["load_mode"]
