@@ -157,6 +157,17 @@ describe('conformance: the vLLM connector over the client against a real Manager
     assert.deepEqual(failed.outputs.unlucky, cold.outputs.cold);
   });
 
+  it('inside MultiConnector behind a native P/D receiver that is chosen: real blocks with 0 external tokens release the ready lookup at once (#46865)', async () => {
+    const multi = await run('multi');
+    assert.deepEqual(multi.native_claimed, ['pd-1']);
+    assert.ok(multi.answers['pd-1']!.includes(64));
+    assert.deepEqual(multi.manager_states_while_running, ['released']);
+    assert.equal(multi.counters.restored_blocks, 0);
+    assert.deepEqual(multi.outputs['pd-1'], cold.outputs.cold);
+    assert.deepEqual(multi.corrupt, {});
+    assert.equal(multi.multi_requires_kv_delivery, false);
+  });
+
   it('a request preempted during decode resumes from its saved blocks with the output it has alone', async () => {
     const both = await run('preemption');
     assert.deepEqual(both.preempted, ['second']);

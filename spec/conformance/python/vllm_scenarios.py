@@ -92,7 +92,12 @@ def _observed(engine, **more):
     invalid = [sorted(r.kv_connector_output.invalid_block_ids) for _s, r in engine.outputs if r.kv_connector_output and r.kv_connector_output.invalid_block_ids]
     return dict(outputs=outputs, corrupt=corrupt, answers=engine.scheduler.matched_answers, counters=worker, invalid=invalid,
                 freed=engine.scheduler.freed, open_lookups=d.half(engine, "scheduler").open_lookups(),
-                requires_kv_delivery=[engine.scheduler.connector.requires_kv_delivery, engine.model_runner.connector.requires_kv_delivery], **more)
+                requires_kv_delivery=[_own(engine.scheduler.connector).requires_kv_delivery, _own(engine.model_runner.connector).requires_kv_delivery], **more)
+
+
+def _own(connector):
+    """The adapter's connector (itself, or its child inside MultiConnector)."""
+    return next(c for c in getattr(connector, "_connectors", [connector]) if hasattr(c, "_adapter_half"))
 
 
 def _digest_after_prefill(engine, request_id, blocks, into):
@@ -207,6 +212,19 @@ def preemption():
     return _observed(engine, preempted=preempted, restored_before_replay=restored_before_replay)
 
 
+def multi():
+    """MultiConnector with a native P/D receiver first: it is chosen, this cache's ready lookup is
+    allocated with its real blocks and 0 external tokens (#46865), and must let its leases go then."""
+    engine = d.build_multi(CONNECTOR, native_prefix="pd-")
+    engine.add_request(d.request("pd-1", d.prompt("shared", 4)))
+    _step_until(engine, lambda: any(r.request_id == "pd-1" for r in engine.scheduler.running))
+    states = _lookup_states("pd-1")
+    d.run(engine)
+    native = engine.scheduler.connector._connectors[0]
+    return _observed(engine, manager_states_while_running=states, native_claimed=native.claimed,
+                     multi_requires_kv_delivery=engine.scheduler.connector.requires_kv_delivery)
+
+
 def alone(label, blocks, tail, max_tokens):
     """A reference run of one prompt on its own (no preemption, its own namespace of blocks)."""
     engine = d.build(CONNECTOR, num_blocks=32)
@@ -215,7 +233,7 @@ def alone(label, blocks, tail, max_tokens):
     return _observed(engine)
 
 
-SCENARIOS = {f.__name__: f for f in (cold, hot, pending, unselected, abort_mid_load, load_error, preemption)}
+SCENARIOS = {f.__name__: f for f in (cold, hot, pending, unselected, abort_mid_load, load_error, preemption, multi)}
 
 if __name__ == "__main__":
     name = sys.argv[1]

@@ -34,6 +34,20 @@ def build(connector, num_blocks=64, layers=4, row=64, extra=None, policy="recomp
     return EngineCore(config, kv, max_num_scheduled_tokens=max_tokens_budget)
 
 
+def build_multi(connector, native_prefix, num_blocks=64, layers=4, row=64):
+    """An engine whose connector is MultiConnector over a native P/D stand-in (first) and `connector`."""
+    ours = dict(kv_connector=connector, kv_role="kv_both", kv_load_failure_policy="recompute", kv_connector_extra_config={}, is_kv_producer=True)
+    native = dict(kv_connector="NativePDStandIn", kv_connector_module_path="vllm_native_pd", kv_role="kv_both", kv_load_failure_policy="recompute",
+                  kv_connector_extra_config={"claim_prefix": native_prefix}, is_kv_producer=False)
+    transfer = KVTransferConfig(kv_connector="MultiConnector", kv_connector_module_path="vllm.distributed.kv_transfer.kv_connector.v1.multi_connector",
+                                kv_role="kv_both", kv_load_failure_policy="recompute", kv_connector_extra_config={"connectors": [native, ours]}, is_kv_producer=True)
+    config = VllmConfig(kv_transfer_config=transfer)
+    spec = AttentionSpec(block_size=BLOCK_SIZE, page_size_bytes=2 * BLOCK_SIZE * row, dtype="bfloat16")
+    kv = KVCacheConfig(num_blocks=num_blocks, kv_cache_groups=[KVCacheGroupSpec(layer_names=["model.layers.%d.self_attn.attn" % i for i in range(layers)], kv_cache_spec=spec)])
+    sys.argv = ["vllm", "serve", "--kv-transfer-config", json.dumps({"kv_connector": "MultiConnector", "kv_connector_extra_config": {"connectors": [native, ours]}})]
+    return EngineCore(config, kv)
+
+
 def request(request_id, tokens, max_tokens=3):
     return Request(request_id, tokens, max_tokens, BLOCK_SIZE)
 
@@ -79,4 +93,7 @@ def kv_digest(engine, request_id, blocks):
 def half(engine, role):
     """The connector half of one role (the adapter's own object behind vLLM's connector)."""
     connector = engine.scheduler.connector if role == "scheduler" else engine.model_runner.connector
-    return connector._adapter_half
+    for child in getattr(connector, "_connectors", [connector]):
+        if hasattr(child, "_adapter_half"):
+            return child._adapter_half
+    raise LookupError("no adapter connector in " + type(connector).__name__)
