@@ -157,15 +157,20 @@ describe('conformance: the vLLM connector over the client against a real Manager
     assert.deepEqual(failed.outputs.unlucky, cold.outputs.cold);
   });
 
-  it('inside MultiConnector behind a native P/D receiver that is chosen: real blocks with 0 external tokens release the ready lookup at once (#46865)', async () => {
+  it('inside MultiConnector behind a native P/D receiver that is chosen: 0 external tokens release the lookup at once (#46865), the received blocks are saved', async () => {
     const multi = await run('multi');
-    assert.deepEqual(multi.native_claimed, ['pd-1']);
-    assert.ok(multi.answers['pd-1']!.includes(64));
+    assert.deepEqual(multi.native_claimed, ['pd-1', 'pd-2']);
     assert.deepEqual(multi.manager_states_while_running, ['released']);
     assert.equal(multi.counters.restored_blocks, 0);
+    assert.equal(multi.counters.saved_blocks, 8);
     assert.deepEqual(multi.outputs['pd-1'], cold.outputs.cold);
     assert.deepEqual(multi.corrupt, {});
     assert.equal(multi.multi_requires_kv_delivery, false);
+    // The native receiver's KV, saved by the cache, restored in a fresh engine without it.
+    const again = await run('alone', 'native', '4', '5', '3');
+    assert.equal(again.counters.restored_blocks, 4);
+    assert.deepEqual(again.corrupt, {});
+    assert.deepEqual(again.outputs.native, multi.outputs['pd-2']);
   });
 
   it('a request preempted during decode resumes from its saved blocks with the output it has alone', async () => {

@@ -213,12 +213,14 @@ def preemption():
 
 
 def multi():
-    """MultiConnector with a native P/D receiver first: it is chosen, this cache's ready lookup is
-    allocated with its real blocks and 0 external tokens (#46865), and must let its leases go then."""
+    """MultiConnector with a native P/D receiver first: it is chosen, this cache's lookup is
+    allocated with the real blocks and 0 external tokens (#46865): its leases go at once, and the
+    blocks the receiver filled are saved (the spec then restores them in a fresh engine)."""
     engine = d.build_multi(CONNECTOR, native_prefix="pd-")
     engine.add_request(d.request("pd-1", d.prompt("shared", 4)))
     _step_until(engine, lambda: any(r.request_id == "pd-1" for r in engine.scheduler.running))
     states = _lookup_states("pd-1")
+    engine.add_request(d.request("pd-2", d.prompt("native", 4)))
     d.run(engine)
     native = engine.scheduler.connector._connectors[0]
     return _observed(engine, manager_states_while_running=states, native_claimed=native.claimed,

@@ -14,6 +14,9 @@ _free_request, and kv_connector/v1/base.py, code around the pin):
   waiting request, num_external_tokens 0 included, and again with 0 when an asynchronously
   loaded request is scheduled; blocks may be non-empty with 0 (MultiConnector, #46865): the
   decision is num_external_tokens.
+- Since #46865 (released in 0.30.0) MultiConnector hands an unchosen child the request's real
+  blocks with 0 external tokens, so this cache also saves blocks another child loaded (native
+  P/D-produced state): saves start past the local hit and this cache's own load.
 - build_connector_meta(scheduler_output) runs once per step after the output is built (new
   requests with block ids and computed tokens, cached requests with added block ids, scheduled
   token counts, preempted and finished ids) and before num_computed_tokens advances.
@@ -56,6 +59,7 @@ class SchedulerHalf:
         self._errors = client_errors
         self._lookups = {}
         self._requests = {}
+        self._stored = {}
         self._tracked = {}
         self._step_loads = []
         self._step_held = []
@@ -123,9 +127,13 @@ class SchedulerHalf:
             return
         usable = lookup.result is not None and lookup.result.state == "ready" and lookup.result.boundary
         if num_external_tokens <= 0 or not usable:
+            # Unselected: the blocks past the local hit are not in this cache (another connector,
+            # e.g. a native P/D receiver inside MultiConnector, may fill them): they are saved.
+            self._stored[rid] = lookup.offset
             self._settle(lookup)
             return
         count = num_external_tokens // self._geometry.block_size
+        self._stored[rid] = lookup.offset + count
         block_ids = list(blocks.get_block_ids()[0])
         pages = block_ids[lookup.offset:lookup.offset + count]
         load = {"request": rid, "hashes": lookup.hashes[:len(pages)], "pages": pages, "async": self._asynchronous(lookup.result)}
@@ -142,13 +150,15 @@ class SchedulerHalf:
         for new in scheduler_output.scheduled_new_reqs:
             request = self._requests.get(new.req_id)
             if request is not None:
-                state = self._tracked[new.req_id] = [request, list(new.block_ids[0]), new.num_computed_tokens // block]
+                stored = self._stored.pop(new.req_id, new.num_computed_tokens // block)
+                state = self._tracked[new.req_id] = [request, list(new.block_ids[0]), stored]
                 self._plan_save(state, new.num_computed_tokens, scheduled.get(new.req_id, 0), saves)
         cached = scheduler_output.scheduled_cached_reqs
         for i, rid in enumerate(cached.req_ids):
             added = cached.new_block_ids[i]
             if rid in cached.resumed_req_ids and rid in self._requests:
-                self._tracked[rid] = [self._requests[rid], list(added[0]), cached.num_computed_tokens[i] // block]
+                stored = self._stored.pop(rid, cached.num_computed_tokens[i] // block)
+                self._tracked[rid] = [self._requests[rid], list(added[0]), stored]
             elif rid in self._tracked and added is not None:
                 self._tracked[rid][1].extend(added[0])
             if rid in self._tracked:
@@ -187,6 +197,7 @@ class SchedulerHalf:
         if lookup is not None:
             self._settle(lookup)
         self._requests.pop(rid, None)
+        self._stored.pop(rid, None)
         self._tracked.pop(rid, None)
         return False, None
 
