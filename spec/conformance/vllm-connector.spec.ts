@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { PYTHON, REPO } from '../generators/support.js';
-import { startManager, type ManagerProcess } from '../runtime/support.js';
+import { startManager, tempDir, type ManagerProcess } from '../runtime/support.js';
 import { STANDINS, installedSite } from './support.js';
 
 interface Observed {
@@ -106,6 +106,8 @@ describe('conformance: the vLLM connector over the client against a real Manager
     assert.deepEqual(hot.outputs.hot, cold.outputs.cold);
     assert.deepEqual(hot.corrupt, {});
     assert.deepEqual(hot.invalid, []);
+    // From DRAM, load_mode auto loads synchronously (layer by layer, in the step that computes the rest).
+    assert.deepEqual(hot.loaded_async, []);
   });
 
   it('a lookup the Manager has not answered is None (the request waits, is asked again), never 0; then it restores', async () => {
@@ -171,6 +173,27 @@ describe('conformance: the vLLM connector over the client against a real Manager
     assert.equal(again.counters.restored_blocks, 4);
     assert.deepEqual(again.corrupt, {});
     assert.deepEqual(again.outputs.native, multi.outputs['pd-2']);
+  });
+
+  it('after a Manager restart the blocks come from its SSD tier: load_mode auto loads them asynchronously, bytes equal', async () => {
+    const dir = tempDir('vllm-ssd');
+    const first = await startManager([...MANAGER, '--ssd', dir, '--ssd-size', '16mb']);
+    let restarted: ManagerProcess | undefined;
+    try {
+      const saved = await scenario(first, socketEnv, site, 'cold');
+      assert.equal(saved.counters.saved_blocks, 4);
+      await first.stop();
+      restarted = await startManager([...MANAGER, '--ssd', dir, '--ssd-size', '16mb']);
+      const hot = await scenario(restarted, socketEnv, site, 'hot');
+      assert.deepEqual(hot.loaded_async, ['hot']);
+      assert.equal(hot.counters.restored_blocks, 4);
+      assert.equal((hot.digests as Record<string, string>).hot, (saved.digests as Record<string, string>).cold);
+      assert.deepEqual(hot.outputs.hot, saved.outputs.cold);
+      assert.deepEqual(hot.corrupt, {});
+    } finally {
+      if (first.child.exitCode === null) await first.stop();
+      if (restarted) await restarted.stop();
+    }
   });
 
   it('a request preempted during decode resumes from its saved blocks with the output it has alone', async () => {

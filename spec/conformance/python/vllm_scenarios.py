@@ -90,7 +90,8 @@ def _observed(engine, **more):
     outputs, corrupt = d.completions(engine)
     worker = d.half(engine, "worker").counters
     invalid = [sorted(r.kv_connector_output.invalid_block_ids) for _s, r in engine.outputs if r.kv_connector_output and r.kv_connector_output.invalid_block_ids]
-    return dict(outputs=outputs, corrupt=corrupt, answers=engine.scheduler.matched_answers, counters=worker, invalid=invalid,
+    loaded_async = sorted({rid for _s, r in engine.outputs if r.kv_connector_output for rid in (r.kv_connector_output.finished_recving or ())})
+    return dict(outputs=outputs, corrupt=corrupt, answers=engine.scheduler.matched_answers, counters=worker, invalid=invalid, loaded_async=loaded_async,
                 freed=engine.scheduler.freed, open_lookups=d.half(engine, "scheduler").open_lookups(),
                 requires_kv_delivery=[_own(engine.scheduler.connector).requires_kv_delivery, _own(engine.model_runner.connector).requires_kv_delivery], **more)
 

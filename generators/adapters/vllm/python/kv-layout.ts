@@ -12,7 +12,6 @@ tensor of a flash-attention layer is (2, num_blocks, ...): the block dimension i
 backends put it first (attention backends' get_kv_cache_shape).
 """
 
-import os
 
 OPTION_DEFAULTS = {"load_mode": "auto", "lookup_deadline_ms": 2000, "layer_timeout_s": 30.0, "save_wait_s": 30.0}
 LOAD_MODES = ("auto", "sync", "async")
