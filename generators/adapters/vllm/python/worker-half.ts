@@ -175,7 +175,7 @@ class WorkerHalf:
         """A drained restore: its failed blocks become load errors, its pages free again."""
         if entry.restore is not None:
             try:
-                entry.failed.update(entry.pages[i] for i in entry.restore.failed_blocks())
+                entry.failed.update(entry.restore.failed_pages())
             except self._errors as error:
                 LOG.warning("restore of request %s failed: %s", entry.load["request"], error)
                 entry.failed.update(entry.pages)
