@@ -44,6 +44,7 @@ describe('conformance: the generated packages in stand-in engines (embedded regi
       'test_09_a_local_version_part_matches_the_pin',
       'test_11_env_values_are_read_as_vllm_reads_them',
       'test_12_a_rejection_is_logged_once',
+      'test_14_connector_set_up_failures_stop_named',
       'test_unselected_plugin_registers_nothing',
     ])
       passed(log, name);

@@ -1,10 +1,13 @@
 import { diagnose, type Diagnostic } from '../../../engine/diagnostics/index.js';
 import type { ProfileRules } from '../../rejections/profile.js';
 import { type AdapterTemplate, type TemplateContext, type TemplateData, consumedSymbol, splitDotted } from '../template.js';
+import { CONNECTOR_PY, IMPLEMENTED_METHODS, KV_LAYOUT_PY, SCHEDULER_HALF_PY, WORKER_HALF_PY } from './python/index.js';
 
 /** The vLLM symbols this template builds on (engine-specific knowledge lives only here). */
 const BASE_CLASS = 'KVConnectorBase_V1';
 const REGISTER = 'KVConnectorFactory.register_connector';
+/** The released terminal-result type get_transfer_results returns, when the contracts consume it. */
+const TRANSFER_RESULTS = 'KVConnectorTransferResults';
 /**
  * How vLLM reads what the rejections look at, so preflight and the live connector agree: config
  * paths whose first segment is not a profile root are attributes of `vllm_config` (the engine
@@ -27,11 +30,18 @@ function data(context: TemplateContext): TemplateData {
       continue;
     }
     const members = iface.symbols.filter((s) => s.target.startsWith(`${base.target}.`) && !s.target.slice(base.target.length + 1).includes('.'));
+    const methods = members.filter((s) => s.kind === 'method').map((s) => splitDotted(s.target).name).sort();
+    for (const method of methods.filter((m) => !IMPLEMENTED_METHODS.includes(m))) {
+      const index = iface.symbols.findIndex((s) => s.target === `${base.target}.${method}`);
+      diagnostics.push(diagnose('templateMethodUnimplemented', { contract: iface.id, ...context.registry.locate(iface.id, ['symbols', index], true) }, method, base.target));
+    }
+    const results = iface.symbols.find((s) => s.kind === 'class' && s.target.endsWith(`.${TRANSFER_RESULTS}`));
     connectors.push({
       interface: iface.id,
       className: splitDotted(iface.adapterClass).name,
       base: splitDotted(base.target),
-      methods: members.filter((s) => s.kind === 'method').map((s) => splitDotted(s.target).name).sort(),
+      methods,
+      ...(results ? { transferResults: splitDotted(results.target) } : {}),
       requiresKvDelivery: iface.delivery.mode === 'required',
     });
   }
@@ -40,7 +50,7 @@ function data(context: TemplateContext): TemplateData {
   const factory = register ? splitDotted(register.target) : { module: '', name: '' };
   return {
     data: { connectors, factory: { ...splitDotted(factory.module), method: factory.name } },
-    modules: { 'plugin.py': PLUGIN_PY, 'connector.py': CONNECTOR_PY },
+    modules: { 'plugin.py': PLUGIN_PY, 'connector.py': CONNECTOR_PY, 'kv_layout.py': KV_LAYOUT_PY, 'scheduler_half.py': SCHEDULER_HALF_PY, 'worker_half.py': WORKER_HALF_PY },
     provides: [],
     adapterModule: 'connector',
     diagnostics,
@@ -90,53 +100,6 @@ def register(argv: "list[str] | None" = None) -> "list[str] | None":
     except Exception as error:  # noqa: BLE001 - vLLM would log and ignore it; a selected adapter must stop
         stop.stop(stop.failure_text("vLLM plugin", error), error)
     return [c["className"] for c in _data.DATA["template"]["connectors"]]
-`;
-
-const CONNECTOR_PY = String.raw`"""The vLLM connector: KVConnectorBase_V1 with scheduler and worker halves.
-
-Imported by vLLM only when the connector is selected (it imports vLLM, and so torch). vLLM's
-factory builds it as cls(vllm_config, role, kv_cache_config). The constructor evaluates the
-rejection contracts on the live objects first, with the same path convention as a preflight
-profile (roots vllm_config and kv_cache_config; any other first segment is an attribute of
-vllm_config): a rejected profile stops the process (logged once) before any connection is
-opened. Then the role's half connects to the Manager; every consumed method delegates to it.
-"""
-
-import importlib
-
-from . import _data, manager, rejections, stop
-
-
-def live_profile(vllm_config: object, kv_cache_config: object, environ: "dict | None" = None) -> dict:
-    """The rejection checks' profile, read from the objects vLLM hands the connector."""
-    return rejections.live_profile({"vllm_config": vllm_config, "kv_cache_config": kv_cache_config}, environ)
-
-
-def _role_name(role: object) -> str:
-    return str(getattr(role, "name", role)).lower()
-
-
-def _connector_class(spec: dict) -> type:
-    base = getattr(importlib.import_module(spec["base"]["module"]), spec["base"]["name"])
-
-    def __init__(self, vllm_config, role, kv_cache_config=None):
-        # Rejections first: a rejected profile never opens a connection.
-        try:
-            self._adapter_verdict = rejections.check(live_profile(vllm_config, kv_cache_config))
-            base.__init__(self, vllm_config, role, kv_cache_config)
-            self._adapter_role = _role_name(role)
-            self._adapter_half = manager.connect(self._adapter_role)
-        except (rejections.AdapterRejection, manager.ManagerNotReachable) as error:
-            stop.stop(str(error), error)
-
-    requires = spec["requiresKvDelivery"]
-    namespace = {"__init__": __init__, "requires_kv_delivery": property(lambda self: requires)}
-    methods = sorted(set(spec["methods"]) | set(getattr(base, "__abstractmethods__", ())))
-    return manager.delegating_class(spec["className"], base, methods, __name__, namespace)
-
-
-for _spec in _data.DATA["template"]["connectors"]:
-    globals()[_spec["className"]] = _connector_class(_spec)
 `;
 
 export const vllmTemplate: AdapterTemplate = {

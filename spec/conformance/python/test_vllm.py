@@ -28,6 +28,8 @@ profile = json.loads(os.environ["PROFILE"])
 def objects(value):
     if isinstance(value, dict):
         return SimpleNamespace(**{k: objects(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [objects(v) for v in value]
     return value
 config = profile.get("config", {})
 root = config.get("vllm_config", {})
@@ -37,7 +39,7 @@ for key, value in config.items():
         fields[key] = objects(value)
 fields.setdefault("kv_transfer_config", SimpleNamespace())
 fields["kv_transfer_config"].kv_connector = %r
-kv_cache = objects(config.get("kv_cache_config", {"kv_cache_groups": [1]}))
+kv_cache = objects(config.get("kv_cache_config", {"num_blocks": 8, "kv_cache_groups": [{"layer_names": ["layer.0"], "kv_cache_spec": {"block_size": 16, "page_size_bytes": 2048, "dtype": "bfloat16"}}]}))
 os.environ.update(profile.get("env", {}))
 sys.argv = ["vllm", "serve", "--kv-transfer-config", json.dumps({"kv_connector": %r})]
 try:
@@ -139,6 +141,42 @@ class VllmConformance(unittest.TestCase):
         self.assertEqual(status, 3, err)
         first = err.splitlines()
         self.assertEqual(sum(1 for line in first if "rejection " in line and line.startswith("CRITICAL")), 1, err)
+
+    def test_14_connector_set_up_failures_stop_named(self):
+        code = """
+fake_manager()
+from vllm.config import AttentionSpec, KVCacheConfig, KVCacheGroupSpec, KVTransferConfig, VllmConfig
+from vllm.distributed.kv_transfer.kv_connector.factory import KVConnectorFactory
+from vllm.distributed.kv_transfer.kv_connector.v1.base import KVConnectorRole
+from vllm.plugins import load_general_plugins
+os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"
+sys.argv = ["vllm", "serve", "--kv-transfer-config", json.dumps({"kv_connector": %r})]
+load_general_plugins()
+extra = json.loads(os.environ["EXTRA"])
+config = VllmConfig(kv_transfer_config=KVTransferConfig(kv_connector=%r, kv_role="kv_both", kv_load_failure_policy="recompute", kv_connector_extra_config=extra))
+spec = AttentionSpec(block_size=16, page_size_bytes=2048, dtype="bfloat16")
+kv = KVCacheConfig(num_blocks=4, kv_cache_groups=[KVCacheGroupSpec(layer_names=["layer.0"], kv_cache_spec=spec)])
+
+class DeviceTensor:
+    is_cuda = True
+
+try:
+    connector = KVConnectorFactory.create_connector(config, KVConnectorRole.WORKER, kv)
+    connector.register_kv_caches({"layer.0": DeviceTensor()})
+except SystemExit as error:
+    result(exit=error.code, connects=CONNECTS)
+    raise
+result(exit=0)
+""" % (CONNECTOR, CONNECTOR)
+        for extra, connects in (({"load_mode": "eager", "lookup_deadline_ms": 10}, []), ({"no_such_option": 1}, []), ({}, [["connect", "worker"]])):
+            status, found, err = run("vllm", code, env={"EXTRA": json.dumps(extra)})
+            self.assertEqual(status, 3, err)
+            self.assertEqual(found, {"exit": 3, "connects": connects}, err)
+            critical = [line for line in err.splitlines() if line.startswith("CRITICAL")]
+            self.assertEqual(len(critical), 1, err)
+            for key in extra:
+                if key != "lookup_deadline_ms":
+                    self.assertIn(key, critical[0])
 
     def test_unselected_plugin_registers_nothing(self):
         code = """

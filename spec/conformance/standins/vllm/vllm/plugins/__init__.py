@@ -1,5 +1,6 @@
 """General plugins: every entry point of vllm.general_plugins (allowlist VLLM_PLUGINS) is loaded
-and called in every process; a failing plugin is logged and ignored."""
+and called in every process, once per process (a module-level plugins_loaded flag); a failing
+plugin is logged and ignored."""
 
 import logging
 import os
@@ -7,9 +8,14 @@ from importlib.metadata import entry_points
 
 GROUP = "vllm.general_plugins"
 logger = logging.getLogger(__name__)
+plugins_loaded = False
 
 
 def load_general_plugins():
+    global plugins_loaded
+    if plugins_loaded:
+        return
+    plugins_loaded = True
     allowed = os.environ.get("VLLM_PLUGINS")
     names = None if allowed is None else {n.strip() for n in allowed.split(",") if n.strip()}
     for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
