@@ -29,7 +29,7 @@ export interface Scenario {
 }
 
 /** Runs one scenario on `ranks` ranks (per-rank overrides by index); resolves with each rank's result. */
-export function runRanks(site: string, socketEnv: string, socket: string, scenario: Scenario, ranks = 2, perRank: Partial<Scenario>[] = []): Promise<RankResult[]> {
+export function runRanks(site: string, envPrefix: string, socket: string, scenario: Scenario, ranks = 2, perRank: Partial<Scenario>[] = [], env: Record<string, string> = {}): Promise<RankResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'okv-sgl-ranks-'));
   const rendezvous = join(dir, 'tp.sock');
   return Promise.all(
@@ -41,11 +41,15 @@ export function runRanks(site: string, socketEnv: string, socket: string, scenar
           PATH: process.env.PATH,
           HOME: process.env.HOME,
           PYTHONDONTWRITEBYTECODE: '1',
-          PYTHONPATH: [join(STANDINS, 'sglang'), site].join(':'),
+          PYTHONPATH: [...(process.env.SGL_SHIM ? [process.env.SGL_SHIM] : []), join(STANDINS, 'sglang'), site].join(':'),
           STANDIN_TP_SIZE: String(ranks),
           STANDIN_TP_RANK: String(rank),
           STANDIN_TP_RENDEZVOUS: rendezvous,
-          [socketEnv]: socket,
+          STANDIN_TP_TIMEOUT_S: '15',
+          [`${envPrefix}_MANAGER_SOCKET`]: socket,
+          // The driver builds its server arguments in Python, as the Engine API does.
+          [`${envPrefix}_SELECTED`]: '1',
+          ...env,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

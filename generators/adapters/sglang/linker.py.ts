@@ -158,12 +158,15 @@ class _Core:
             self._drop_ticket(rid)
 
     def _drop_ticket(self, rid) -> None:
+        """A pending ticket is cancelled, a ready one released; a miss, timeout or cancellation holds nothing."""
         entry = self._tickets.pop(rid, None)
         if entry is None:
             return
         if entry[2] is None:
+            entry[2] = entry[0].poll()
+        if entry[2] is None:
             self._client.cancel(entry[0])
-        else:
+        elif entry[2].state == "ready":
             self._client.release(entry[0])
 
     # ---- load: queued, started as one batch, drained before it completes ----

@@ -11,7 +11,8 @@ Facts reproduced (read from SGLang's sources, not copied):
 
 The stand-in has no torch: a collective reduces a list of ints element-wise ("min" or "max")
 over a Unix socket rendezvous (rank 0 listens, the others connect). Environment:
-STANDIN_TP_SIZE, STANDIN_TP_RANK, STANDIN_TP_RENDEZVOUS (a socket path).
+STANDIN_TP_SIZE, STANDIN_TP_RANK, STANDIN_TP_RENDEZVOUS (a socket path), STANDIN_TP_TIMEOUT_S (a
+collective that waits longer fails: ranks that stopped agreeing show up as an error, not a hang).
 """
 
 import json
@@ -110,4 +111,4 @@ class RankGroup:
 def group_from_env(environ=None):
     environ = os.environ if environ is None else environ
     size = int(environ.get("STANDIN_TP_SIZE", "1"))
-    return RankGroup(int(environ.get("STANDIN_TP_RANK", "0")), size, environ.get("STANDIN_TP_RENDEZVOUS"))
+    return RankGroup(int(environ.get("STANDIN_TP_RANK", "0")), size, environ.get("STANDIN_TP_RENDEZVOUS"), float(environ.get("STANDIN_TP_TIMEOUT_S", "60")))

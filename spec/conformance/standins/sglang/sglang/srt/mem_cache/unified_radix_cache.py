@@ -110,8 +110,6 @@ class UnifiedRadixCache:
 
     def check_completions(self):
         drained = self.linker.drain_loads(self.linker.num_completed_loads()) if self.linker else []
-        for rid in drained:
-            self.events.append(("drained", rid))
         committed = self.linker.commit_offloads() if self.linker else []
         for ok in committed:
             self.events.append(("offloaded", ok))

@@ -168,6 +168,7 @@ class UnifiedCacheLinkerWrapper:
             for rid in self.cache_linker.pop_completed_load():
                 node = self.pending_loads.pop(rid)
                 node.loading = False
+                self.cache.events.append(("drained", rid))
                 self.cache.dec_lock_ref(node)
                 drained.append(rid)
         return drained
