@@ -6,8 +6,10 @@ const USAGE = `usage: orbitkv serve [--socket PATH] [--dram SIZE] [--ssd DIR --s
                      [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N]
 
 Runs the Manager in the foreground: the cache engines connect to over a Unix socket.
-  --socket PATH      socket (default $XDG_RUNTIME_DIR/orbitkv/manager.sock, else /tmp/orbitkv-$UID/manager.sock);
-                     created 0600 in a 0700 folder
+  --socket PATH      socket (default <ENV>_MANAGER_SOCKET, else $XDG_RUNTIME_DIR/<prefix>/manager.sock, else
+                     /tmp/<prefix>-$UID/manager.sock, from the registry's product: ORBITKV_MANAGER_SOCKET and
+                     orbitkv for the embedded one); created 0600 in a 0700 folder, with the fd socket
+                     (PATH.fd, where engines deposit their pages' memfd) and the lock (PATH.lock, an flock)
   --dram SIZE        DRAM tier, allocated once (default 1gb)
   --ssd DIR          SSD tier folder (preallocated data file and crash-safe index; default: no SSD tier)
   --ssd-size SIZE    SSD tier size (needed with --ssd)
@@ -40,7 +42,7 @@ export const command: CommandModule = {
       io.out(USAGE);
       return EXIT.ok;
     }
-    const { createLogger, defaultSocketPath, parseSize, startManager, ManagerStartError } = await import('../../runtime/index.js');
+    const { createLogger, defaultSocketPath, managerEndpoint, parseSize, startManager, ManagerStartError } = await import('../../runtime/index.js');
     const { diagnose, formatDiagnostics } = await import('../../diagnostics/index.js');
     const report = (d: ReturnType<typeof diagnose>) => {
       io.err(formatDiagnostics([d], { format: 'text', root: io.cwd, cwd: io.cwd, color: false }));
@@ -76,28 +78,39 @@ export const command: CommandModule = {
     const leaseMs = integer('lease-ms', values['lease-ms'], 30_000);
     const records = integer('records', values.records, 10_000);
     const checkpointEvery = integer('checkpoint-every', values['checkpoint-every'], 4096);
-    const { loadRegistryParallel, resolveRegistryDir } = await import('../../registry/index.js');
+    const { loadRegistryParallel, productOf, resolveRegistryDir } = await import('../../registry/index.js');
     const dir = resolveRegistryDir(io.cwd, values.registry);
     const { registry, diagnostics } = await loadRegistryParallel(dir);
     const errors = diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) return report(diagnose('registryUnloadable', {}, dir, errors.length));
     const logger = createLogger((line) => io.err(line));
-    const socketPath = values.socket !== undefined ? resolve(io.cwd, values.socket) : defaultSocketPath(io.env);
+    const socketPath = values.socket !== undefined ? resolve(io.cwd, values.socket) : defaultSocketPath(io.env, managerEndpoint(productOf(registry)));
+    // The signal handlers come first: a SIGTERM while the Manager starts (its tiers allocate,
+    // its socket binds) must drain it once started, not kill it with the default disposition.
+    let signalled: string | null = null;
+    let onSignal: ((signal: string) => void) | null = null;
+    const handler = (signal: string) => {
+      logger.info('signal', { signal });
+      signalled ??= signal;
+      onSignal?.(signal);
+    };
+    const term = () => handler('SIGTERM');
+    const int = () => handler('SIGINT');
+    process.once('SIGTERM', term);
+    process.once('SIGINT', int);
     let manager;
     try {
       manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, logger });
     } catch (error) {
+      process.off('SIGTERM', term);
+      process.off('SIGINT', int);
       if (error instanceof ManagerStartError) return report(error.diagnostic);
       throw error;
     }
     const running = manager;
     await new Promise<void>((done) => {
-      const stop = (signal: string) => {
-        logger.info('signal', { signal });
-        void running.stop().then(done);
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      onSignal = () => void running.stop().then(done);
+      if (signalled !== null) onSignal(signalled);
     });
     return EXIT.ok;
   },
