@@ -41,7 +41,7 @@ export function runRanks(site: string, envPrefix: string, socket: string, scenar
           PATH: process.env.PATH,
           HOME: process.env.HOME,
           PYTHONDONTWRITEBYTECODE: '1',
-          PYTHONPATH: [...(process.env.SGL_SHIM ? [process.env.SGL_SHIM] : []), join(STANDINS, 'sglang'), site].join(':'),
+          PYTHONPATH: [join(STANDINS, 'sglang'), site].join(':'),
           STANDIN_TP_SIZE: String(ranks),
           STANDIN_TP_RANK: String(rank),
           STANDIN_TP_RENDEZVOUS: rendezvous,

@@ -212,15 +212,22 @@ class _Core:
                             self._pool.write_page(layer, page, self._registered.page(page, layer))
                 if failed is None:
                     self.layer_done_counter.complete(index, layer)
-            for rid, restore, _pages in batch:
-                restore.done()
-                lost = restore.failed_blocks()
-                if lost and failed is None:
-                    failed = "blocks " + repr(list(lost)) + " of " + str(rid) + " failed"
         except Exception as error:  # noqa: BLE001 - a load failure is the forward's to raise, never a silent read
             failed = failed or repr(error)
         if failed is not None:
             self.layer_done_counter.fail(index, failed)
+        for rid, restore, _pages in batch:
+            # Drained: the Manager answered the restore (or the connection to it is gone), so no
+            # write into these pages can still land. No timeout frees them earlier.
+            try:
+                while restore.wait(self._layer_wait_s) is None:
+                    pass
+                lost = restore.failed_blocks()
+            except Exception as error:  # noqa: BLE001 - a lost connection also ends every write
+                lost = [repr(error)]
+            if lost and failed is None:
+                failed = "blocks " + repr(list(lost)) + " of " + str(rid) + " failed"
+                self.layer_done_counter.fail(index, failed)
         # Reported only now: every restore of the batch has drained.
         self._completed_loads.put([rid for rid, _r, _p in batch])
 
@@ -256,8 +263,11 @@ class _Core:
         return True
 
     def _run_offload(self, save) -> None:
+        """True once every block is stored (or was already); a failed or unanswered save is False."""
         try:
-            stored = bool(save.wait(self._layer_wait_s))
+            result = save.wait(self._layer_wait_s)
+            blocks = (result or {}).get("blocks") or []
+            stored = bool(blocks) and all(b in ("stored", "deduplicated") or str(b).startswith("staged:") for b in blocks)
         except Exception:  # noqa: BLE001 - a failed save is a False result, the engine unpins
             stored = False
         self._completed_offloads.put(stored)

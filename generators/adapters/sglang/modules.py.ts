@@ -82,6 +82,8 @@ def admit(profile: dict) -> dict:
     verdict = rejections.check(profile)
     from . import manager
 
+    # Every half handshakes with the admitted live profile (the Manager decides it again).
+    manager.use_profile(profile)
     half = manager.connect("hooks") if _DEFERRED else None
     _STATE["admitted"] = True
     _STATE["verdict"] = verdict
