@@ -113,6 +113,24 @@ describe('conformance: the SGLang linker and hooks over a real Manager (two rank
     assert.deepEqual(admitted(results[0]!, 't0')[0]?.slice(3), [0, 0], 'a timed-out lookup is admitted as recompute');
   });
 
+  it('opt-in warm-up: the lookup starts when the request is queued, so a stored prompt is admitted in its first round', async () => {
+    const warmHook = registry.ofKind('hook').find((h) => h.engine === 'sglang' && h.target.endsWith('.Scheduler._add_request_to_queue') && h.activation.mode === 'opt-in');
+    assert.ok(warmHook && warmHook.activation.mode === 'opt-in');
+    const { env, value } = warmHook.activation.switches[0]!;
+    const late = { delay_first_round_s: 0.3 };
+    const firstDecision = (results: RankResult[]) => results.map((r) => r.log.find((e) => e[1] === 'a' && (e[0] === 'admitted' || e[0] === 'not-admitted'))!.slice(0, 3));
+    const unwarmed = await run([{ submit: [['a', A]] }, { run: { max_rounds: 100 } }], late);
+    ok(unwarmed);
+    assert.deepEqual(firstDecision(unwarmed), [['not-admitted', 'a', 1], ['not-admitted', 'a', 1]], 'without it, the first round waits for the lookup it opened');
+    const warm = await run([{ submit: [['a', A]] }, { run: { max_rounds: 100 } }], late, [], { [env]: value });
+    ok(warm);
+    assert.deepEqual(firstDecision(warm), [['admitted', 'a', 1], ['admitted', 'a', 1]]);
+    for (const r of warm) {
+      assert.deepEqual(admitted(r, 'a')[0]?.slice(3), [0, 4]);
+      assert.deepEqual(r.pages.a, unwarmed[r.rank]!.pages.a);
+    }
+  });
+
   it('abort during load: the restore drains before the tree frees its pages', async () => {
     const results = await run([{ submit: [['a', A]] }, { abort_during_load: 'a' }, { run: { max_rounds: 100 } }]);
     ok(results);

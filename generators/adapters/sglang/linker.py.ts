@@ -29,6 +29,7 @@ counter installed by the graph-capture hook); a linker built without that counte
 graphs captured without it would replay without waiting for restores.
 """
 
+import contextlib
 import importlib
 import os
 import queue
@@ -115,6 +116,7 @@ class _Core:
         self._busy = threading.Condition()
         self._in_flight = 0
         self._closed = False
+        self._early = False
         self._threads = [
             threading.Thread(target=self._work, args=(self._loads, self._run_load), name=__package__ + "-load", daemon=True),
             threading.Thread(target=self._work, args=(self._offloads, self._run_offload), name=__package__ + "-offload", daemon=True),
@@ -142,11 +144,22 @@ class _Core:
         if entry[2] is None:
             entry[2] = entry[0].poll()
         result = entry[2]
-        # Sticky until the admission decision: a round in which any lookup was pending defers.
-        self._answered[rid] = self._answered.get(rid, True) and result is not None
+        # Sticky until the admission decision: a round in which any lookup was pending defers
+        # (an early lookup, at enqueue, is not one the admission waits for).
+        if not self._early:
+            self._answered[rid] = self._answered.get(rid, True) and result is not None
         if result is None or result.state != "ready" or not result.boundary:
             return []
         return list(range(1, min(int(result.boundary), len(keys)) + 1))
+
+    @contextlib.contextmanager
+    def early(self):
+        """Lookups made inside are early (the enqueue warm-up): they open tickets, decide nothing."""
+        self._early = True
+        try:
+            yield
+        finally:
+            self._early = False
 
     def answered(self, rid) -> bool:
         """Whether every lookup for rid since the last admission decision had its answer (consumed by that decision)."""

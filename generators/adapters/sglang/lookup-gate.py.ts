@@ -11,11 +11,18 @@ stop: it stays in the waiting queue and is matched and offered again next round,
 candidate is still tried (the adder's own budget verdict is returned). An admitted request whose
 lookup no load took gives its leases back. Without the product's linker (another backend) the
 original runs untouched.
+
+The opt-in enqueue hook (warm) starts a queued request's lookup at once, the way SGLang's own
+HiCache prefetch matches a request when it is queued: the match reaches the linker's lookup,
+which opens the ticket, so by the request's first admission round the Manager has usually
+answered. That early lookup does not count as one the admission must wait for; correctness is
+the same without it.
 """
 
 from . import _data, linker
 
 _GATE = _data.DATA["template"]["lookupGate"]
+_WARM = _data.DATA["template"]["warmup"]
 
 
 def _path(owner: object, dotted: str) -> object:
@@ -40,4 +47,15 @@ def around(original, adder, req, *args, **kwargs):
         return original(adder, req, *args, **kwargs)
     finally:
         link.settle(rid)
+
+
+def warm(scheduler, req) -> None:
+    """After the request is queued: its match (and so its lookup) now, all ranks alike."""
+    link = linker.current()
+    tree = getattr(scheduler, _WARM["treeCache"], None)
+    wrapper = _path(scheduler, _WARM["treeLinker"])
+    if link is None or wrapper is None or getattr(wrapper, "cache_linker", None) is not link:
+        return
+    with link.early():
+        getattr(req, _WARM["match"])(tree)
 `;

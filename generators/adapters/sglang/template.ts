@@ -26,11 +26,16 @@ const SYMBOLS = {
  *   defers a request whose lookup is still pending on any rank, all ranks together;
  * - BEFORE `TpModelWorker.init_cuda_graphs` (capture, which runs before the tree cache exists):
  *   installs the completion counter the linker later adopts, so captured graphs wait on it.
- * A hook on any other target keeps the generic body (its Manager call deferred until admission).
+ * - AROUND or AFTER `Scheduler._add_request_to_queue` (opt-in warm-up): matches the queued request
+ *   at once, as SGLang's HiCache prefetch does on enqueue, so its lookup starts early.
+ * The roles need the radix-backend style (the linker); a hook on any other target, or in the
+ * HiCache storage style, keeps the generic body (its Manager call deferred until admission).
  */
 const HOOK_ROLES: readonly { target: string; hookType: string; role: string }[] = [
   { target: 'PrefillAdder.add_one_req', hookType: 'AROUND', role: 'defer-pending-lookups' },
   { target: 'TpModelWorker.init_cuda_graphs', hookType: 'BEFORE', role: 'install-completion' },
+  { target: 'Scheduler._add_request_to_queue', hookType: 'AROUND', role: 'start-lookup-on-enqueue' },
+  { target: 'Scheduler._add_request_to_queue', hookType: 'AFTER', role: 'start-lookup-on-enqueue' },
 ];
 
 /**
@@ -52,6 +57,8 @@ const LINKER_GEOMETRY = {
 } as const;
 /** The admission hook's view: the tree's linker wrapper, its rank intersection, the adder's verdict, the request id. */
 const LOOKUP_GATE = { treeLinker: 'tree_cache.linker', agree: '_sync_restorable_prefix', verdict: 'budget_state', requestId: 'rid' } as const;
+/** The enqueue warm-up's view: the scheduler's tree cache, its linker wrapper, the request's match. */
+const WARMUP = { treeCache: 'tree_cache', treeLinker: 'tree_cache.linker', match: 'init_next_round_input' } as const;
 /** The completion counter: load batches whose flags stay distinct, and where the worker's KV pool is. */
 const COMPLETION = { slots: 64, pool: 'model_runner.token_to_kv_pool', layers: 'layer_num' } as const;
 
@@ -133,7 +140,7 @@ function data(context: TemplateContext): TemplateData {
     implementation: splitDotted(h.implementation!).name,
     protects: h.protects.text,
     gate: gateSteps(context.registry, [h.id]),
-    role: hookRole(h.target, h.hookType),
+    role: style === 'radix-backend' ? hookRole(h.target, h.hookType) : null,
   }));
   let hookRegistry: Record<string, unknown> | null = null;
   let hookType: { module: string; name: string } | null = null;
@@ -157,7 +164,7 @@ function data(context: TemplateContext): TemplateData {
     modules['backend.py'] = BACKEND_PY;
     modules['linker.py'] = wantsWrapper ? LINKER_PY + RECOVERY_WRAPPER_PY : LINKER_PY;
     modules['completion.py'] = COMPLETION_PY;
-    if (hooks.some((h) => h.role === 'defer-pending-lookups')) modules['lookup_gate.py'] = LOOKUP_GATE_PY;
+    if (hooks.some((h) => h.role === 'defer-pending-lookups' || h.role === 'start-lookup-on-enqueue')) modules['lookup_gate.py'] = LOOKUP_GATE_PY;
     if (wantsWrapper) provides.push(RECOVERY_WRAPPER);
     styleData = {
       selectors: [{ flag: flag(RADIX_FLAG), value: backendName }],
@@ -166,6 +173,7 @@ function data(context: TemplateContext): TemplateData {
       linkers: adapterClasses(context, SYMBOLS.linkerBase, diagnostics),
       linkerGeometry: LINKER_GEOMETRY,
       lookupGate: LOOKUP_GATE,
+      warmup: WARMUP,
     };
   } else {
     modules['storage.py'] = STORAGE_PY;
