@@ -192,6 +192,43 @@ done()
     assert.equal(out.sealed, 'EPERM', 'a sealed memfd cannot be truncated at all');
   });
 
+  it('a ticket shared by the process that looked up is restored by another process into its own pages (vLLM: scheduler looks up, worker loads)', () => {
+    const out = runPython(String.raw`
+sched = _client.connect(profile, "scheduler", socket_path=sock)
+worker = _client.connect(profile, "worker", socket_path=sock)
+src = sched.register_pages(65536, 1, 1)
+src.page(0)[:] = b"s" * 65536
+sched.save(ns, ["shared"], [0]).wait(10)
+wreg = worker.register_pages(32768, 2, 2)
+t = sched.lookup(ns, ["shared"], "shared-req")
+t.wait(5)
+grant = t.share()
+out["grant"] = sorted(grant)
+forged = dict(grant, grant="0" * len(grant["grant"]))
+try:
+    worker.restore(forged, [1]).wait(5)
+except _client.ManagerRefused as e:
+    out["forged"] = [e.code, e.reason]
+r = worker.restore(json.loads(json.dumps(grant)), [1])
+out["layers"] = [r.wait_layer(0, 5), r.wait_layer(1, 5)]
+out["restored"] = r.wait(5)["state"]
+out["bytes"] = (bytes(wreg.page(1, 0)[:2]) + bytes(wreg.page(1, 1)[-2:])).decode()
+out["again"] = None
+try:
+    worker.restore(grant, [0]).wait(5)
+except _client.ManagerRefused as e:
+    out["again"] = e.reason
+sched.close(); worker.close()
+done()
+`, m);
+    assert.deepEqual(out.grant, ['grant', 'ticket']);
+    assert.deepEqual(out.forged, ['OKV7107', 'unknown-grant']);
+    assert.deepEqual(out.layers, [true, true]);
+    assert.equal(out.restored, 'done');
+    assert.equal(out.bytes, 'ssss');
+    assert.notEqual(out.again, null, 'a consumed grant is not restored twice');
+  });
+
   it('300 pending lookups on one connection do not hold up its save, cancel or echo', () => {
     const out = runPython(String.raw`
 c = _client.connect(profile, "scheduler", socket_path=sock)
