@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { productOf } from '../../engine/registry/index.js';
 import { REPO, registryAt } from '../generators/support.js';
+import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
 import { startManager, type ManagerProcess } from '../runtime/support.js';
 import { entries, runRanks, tokens, type RankResult, type Scenario } from './sglang-ranks.js';
 import { installedSite } from './support.js';
@@ -140,6 +141,29 @@ describe('conformance: the SGLang linker and hooks over a real Manager (two rank
       assert.ok(drained >= 0 && freed >= 0, `rank ${r.rank}: ${JSON.stringify(r.events)}`);
       assert.ok(drained < freed, `rank ${r.rank}: pages freed before the restore drained: ${JSON.stringify(r.events)}`);
       assert.deepEqual(entries(r, 'forward', 'a'), [], 'the aborted request never ran');
+    }
+  });
+
+  it('an admission that loads nothing gives the lookup back: no lease is held until it expires', async () => {
+    // A Manager whose leases expire after 200 ms, and an engine too small for the prompt: every
+    // round the lookup is ready, admission refuses for want of pages (NO_TOKEN) and no load takes it.
+    const short = await startManager(['--dram', '16mb', '--block-size', BLOCK, '--lease-ms', '200']);
+    try {
+      const B = tokens(3000, 4);
+      const seeded = await runRanks(site, product.envPrefix, short.socket, { server_args: serverArgs, geometry: GEOMETRY, phases: [{ submit: [['b', B]] }, { run: {} }] });
+      ok(seeded);
+      const small = await runRanks(site, product.envPrefix, short.socket, { server_args: serverArgs, geometry: { ...GEOMETRY, pages: 3 }, phases: [{ submit: [['b', B]] }, { run: { max_rounds: 300 } }] });
+      ok(small);
+      for (const r of small) assert.ok(entries(r, 'not-admitted', 'b').some((e) => e[3] === 'NO_TOKEN'), `rank ${r.rank} was never refused for pages`);
+      const op = await ManagerClient.connect(short.socket);
+      await op.request(OPCODE.operator, {});
+      const records = ((await op.request(OPCODE.requests, { request: 'b' })).body as { records: { state: string; boundary: number | null }[] }).records;
+      op.socket.destroy();
+      const states = records.map((x) => x.state);
+      assert.ok(states.includes('released'), JSON.stringify(states));
+      assert.ok(!states.includes('expired'), `a ready lookup was held until its lease expired: ${JSON.stringify(states)}`);
+    } finally {
+      await short.stop();
     }
   });
 
