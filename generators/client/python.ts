@@ -505,7 +505,9 @@ class Client:
             self._retry_at = time.monotonic() + self._retry
             if isinstance(error, ManagerNotReachable):
                 raise
-            raise ManagerNotReachable(self.socket_path, "%s: %s" % (errno.errorcode.get(getattr(error, "errno", None) or 0, type(error).__name__), error), self.role) from error
+            number = getattr(error, "errno", None)
+            reason = "%s: %s" % (errno.errorcode.get(number, "E?"), os.strerror(number)) if number else "%s: %s" % (type(error).__name__, error)
+            raise ManagerNotReachable(self.socket_path, reason, self.role) from error
 
     def _open(self):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)

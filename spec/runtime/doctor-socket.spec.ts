@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { command } from '../../engine/cli/commands/doctor.js';
-import { FrameDecoder, OPCODE, encodeFrame } from '../../engine/runtime/index.js';
+import { FrameDecoder, OPCODE, PROTOCOL_VERSION, encodeFrame } from '../../engine/runtime/index.js';
 import { captureIo } from '../support/io.js';
 import { startManager, tempDir, type ManagerProcess } from './support.js';
 
@@ -31,9 +31,9 @@ describe('orbitkv doctor: the Manager socket', function () {
     for (const k of ['folder', 'socket', 'fdSocket', 'reachable', 'handshake']) assert.equal(mg[k]!.ok, true, `${k}: ${mg[k]!.detail}`);
     assert.match(mg.folder!.detail, /^mode 0700/);
     assert.match(mg.socket!.detail, /^mode 0600/);
-    assert.equal(mg.handshake!.protocol, 1);
+    assert.equal(mg.handshake!.protocol, PROTOCOL_VERSION);
     const text = await doctor(['--socket', m.socket]);
-    assert.match(text.io.stdout, /^ok {2}handshake {11}protocol 1$/m);
+    assert.match(text.io.stdout, new RegExp(`^ok {2}handshake {11}protocol ${PROTOCOL_VERSION}$`, 'm'));
   });
 
   it('a widened folder fails the doctor with OKV7014 naming it', async () => {
@@ -74,7 +74,7 @@ describe('orbitkv doctor: the Manager socket', function () {
       const { code, json } = await doctor(['--socket', path, '--format', 'json']);
       assert.equal(code, 1);
       assert.equal(json!.manager.handshake!.ok, false);
-      assert.match(json!.manager.handshake!.detail, /protocol 99, this tool 1/);
+      assert.match(json!.manager.handshake!.detail, new RegExp(`protocol 99, this tool ${PROTOCOL_VERSION}`));
       assert.ok(json!.manager.diagnostics.some((d) => d.code === 'OKV7016'));
     } finally {
       await new Promise((r) => server.close(r));

@@ -7,8 +7,12 @@
 
 /** 'OKVM' read as a little-endian u32. */
 export const MAGIC = 0x4d564b4f;
-/** The protocol version this Manager speaks. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The protocol version this Manager speaks. 2: pages are a sealed memfd deposited on the fd
+ * socket (REGISTER_PAGES {pageBytes, pages, layers}, no path), a pending LOOKUP gets an interim
+ * LOOKUP_PENDING, ready results carry a grant; a version 1 client is told both versions.
+ */
+export const PROTOCOL_VERSION = 2;
 export const HEADER_BYTES = 24;
 /** Default most payload bytes per frame; a larger length closes the connection. */
 export const DEFAULT_MAX_PAYLOAD = 64 * 1024;
