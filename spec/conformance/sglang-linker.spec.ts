@@ -145,14 +145,15 @@ describe('conformance: the SGLang linker and hooks over a real Manager (two rank
   });
 
   it('an admission that loads nothing gives the lookup back: no lease is held until it expires', async () => {
-    // A Manager whose leases expire after 200 ms, and an engine too small for the prompt: every
-    // round the lookup is ready, admission refuses for want of pages (NO_TOKEN) and no load takes it.
-    const short = await startManager(['--dram', '16mb', '--block-size', BLOCK, '--lease-ms', '200']);
+    // A Manager whose leases expire after 800 ms, and an engine too small for the prompt: every
+    // round (at least 2 ms each, 600 of them) the lookup is ready, admission refuses for want of
+    // pages (NO_TOKEN) and no load takes it.
+    const short = await startManager(['--dram', '16mb', '--block-size', BLOCK, '--lease-ms', '800']);
     try {
       const B = tokens(3000, 4);
       const seeded = await runRanks(site, product.envPrefix, short.socket, { server_args: serverArgs, geometry: GEOMETRY, phases: [{ submit: [['b', B]] }, { run: {} }] });
       ok(seeded);
-      const small = await runRanks(site, product.envPrefix, short.socket, { server_args: serverArgs, geometry: { ...GEOMETRY, pages: 3 }, phases: [{ submit: [['b', B]] }, { run: { max_rounds: 300 } }] });
+      const small = await runRanks(site, product.envPrefix, short.socket, { server_args: serverArgs, geometry: { ...GEOMETRY, pages: 3 }, phases: [{ submit: [['b', B]] }, { run: { max_rounds: 600 } }] });
       ok(small);
       for (const r of small) assert.ok(entries(r, 'not-admitted', 'b').some((e) => e[3] === 'NO_TOKEN'), `rank ${r.rank} was never refused for pages`);
       const op = await ManagerClient.connect(short.socket);
