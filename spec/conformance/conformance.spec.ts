@@ -20,7 +20,7 @@ describe('conformance: the generated packages in stand-in engines (embedded regi
       'test_04_selection_through_a_config_file_uses_the_live_server_args',
       'test_04_selection_through_the_engine_api_uses_the_live_server_args',
       'test_05_nothing_connects_before_the_tree_cache_rejections',
-      'test_05_deferred_hook_calls_are_delivered_on_admission',
+      'test_05_graph_capture_installs_the_completion_counter_without_the_manager',
       'test_06_real_signatures_register_and_the_draft_worker_call_passes',
       'test_06_the_guard_compares_what_matters_for_the_hook_type',
       'test_07_an_engine_decorator_is_not_someone_elses_patch',

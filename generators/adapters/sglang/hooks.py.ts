@@ -12,8 +12,13 @@ target someone else hooked too, is a rejection. Opt-in hooks register only when 
 environment switches is set. Every failure is a HookRejection naming the contract, the problem,
 what to do instead and the removal gate.
 
-Hook bodies reach the Manager only after admission (every rejection evaluated, in the backend
-factory); a call before that is deferred, bounded, and delivered on admission. Bodies are
+A hook's body follows what its target is (the template's role, never its contract id): on the
+admission target (AROUND) it defers requests whose lookup is pending on any rank (lookup_gate);
+on the graph-capture target (BEFORE) it installs the completion counter before capture
+(completion), with no Manager call; on the enqueue target (opt-in) it starts the queued request's
+lookup early (lookup_gate.warm). Any other body reaches the Manager only after admission
+(every rejection evaluated, in the backend factory); a call before that is deferred, bounded,
+and delivered on admission. Bodies are
 reached as attributes of this module (PEP 562), never bound as its globals, so no contract name
 can shadow a builtin or a name this module uses.
 """
@@ -280,7 +285,33 @@ def _body(hook: dict):
             return None
         return half.call(verb + " " + hook_id, args, kwargs)
 
-    if kind == "BEFORE":
+    if hook.get("role") == "defer-pending-lookups":
+        def body(original, *args, **kwargs):
+            if not selection.selected():
+                return original(*args, **kwargs)
+            from . import lookup_gate
+
+            return lookup_gate.around(original, *args, **kwargs)
+    elif hook.get("role") == "start-lookup-on-enqueue":
+        def body(*args, **kwargs):
+            if kind == "AROUND":
+                original, args = args[0], args[1:]
+                result = original(*args, **kwargs)
+            else:
+                result, args = args[0], args[1:]
+            if selection.selected() and len(args) >= 2:
+                from . import lookup_gate
+
+                lookup_gate.warm(args[0], args[1])
+            return result if kind == "AROUND" else None
+    elif hook.get("role") == "install-completion":
+        def body(*args, **kwargs):
+            if selection.selected() and args:
+                from . import completion
+
+                completion.install(args[0])
+            return None
+    elif kind == "BEFORE":
         def body(*args, **kwargs):
             if not selection.selected():
                 return None

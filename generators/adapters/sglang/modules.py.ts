@@ -82,6 +82,8 @@ def admit(profile: dict) -> dict:
     verdict = rejections.check(profile)
     from . import manager
 
+    # Every half handshakes with the admitted live profile (the Manager decides it again).
+    manager.use_profile(profile)
     half = manager.connect("hooks") if _DEFERRED else None
     _STATE["admitted"] = True
     _STATE["verdict"] = verdict
@@ -96,7 +98,9 @@ export const BACKEND_PY = String.raw`"""The radix cache backend: registration an
 The factory is where the live profile is complete: the build context and its server_args (the
 parsed arguments, whether they came from the command line, a --config file or the Engine API).
 It verifies the hooks load_plugins() applied, evaluates every rejection, admits the profile and
-only then reaches the Manager. A rejected profile stops the process once.
+only then builds the engine's Unified tree with this package's linker attached
+(init_cache_linker), whose construction reaches the Manager. A rejected profile stops the
+process once.
 """
 
 import importlib
@@ -111,6 +115,19 @@ def live_profile(context: object, environ: "dict | None" = None) -> dict:
     return rejections.live_profile({"tree_cache_build_context": context, "server_args": getattr(context, "server_args", None)}, environ)
 
 
+def _tree_cache(context: object) -> object:
+    """The engine's own Unified tree over the cache parameters, with this package's linker attached."""
+    from . import linker
+
+    spec = _data.DATA["template"]["treeCache"]
+    tree_class = getattr(importlib.import_module(spec["module"]), spec["name"])
+    params = getattr(context, "params", None)
+    cache = tree_class(params)
+    linker_class = getattr(linker, _data.DATA["template"]["linkers"][0]["className"])
+    cache.init_cache_linker(linker_class(context.server_args, params, components=getattr(cache, "tree_components", None)))
+    return cache
+
+
 def factory(context: object) -> object:
     try:
         from . import hooks
@@ -118,12 +135,11 @@ def factory(context: object) -> object:
         # Both before any connection: the hooks load_plugins() applied, then every rejection.
         hooks.verify_installed()
         admission.admit(live_profile(context))
-        half = manager.connect("tree cache")
+        return _tree_cache(context)
     except (rejections.AdapterRejection, manager.ManagerNotReachable) as error:
         stop.stop(str(error), error)
     except Exception as error:  # noqa: BLE001 - SGLang would log and ignore it
         stop.stop(stop.failure_text("radix cache factory", error), error)
-    return half.call("build_tree_cache", (context,), {})
 
 
 def register_backend() -> None:
@@ -134,42 +150,6 @@ def register_backend() -> None:
     register = getattr(importlib.import_module(spec["module"]), spec["name"])
     register(_data.DATA["template"]["backendName"], factory)
     _REGISTERED["done"] = True
-`;
-
-/** The linker classes: the consumed methods plus every abstract method of the engine's base delegate to the Manager. */
-export const LINKER_PY = String.raw`"""The Unified cache linker classes.
-
-Each subclasses SGLang's UnifiedCacheLinker and is built on first access (PEP 562), so importing
-this module imports nothing from SGLang. The class has the base's whole shape: the consumed
-methods of the interface contract and every abstract method of the base, each delegating to the
-Manager (which owns restore correctness), so the engine's linker factory can instantiate it.
-"""
-
-import importlib
-
-from . import _data, manager
-
-_LINKERS = {spec["className"]: spec for spec in _data.DATA["template"]["linkers"]}
-
-
-def _linker_class(spec: dict) -> type:
-    base = getattr(importlib.import_module(spec["base"]["module"]), spec["base"]["name"])
-    methods = sorted(set(spec["methods"]) | set(getattr(base, "__abstractmethods__", ())))
-
-    def __init__(self, *args, **kwargs):
-        base.__init__(self, *args, **kwargs)
-        self._adapter_half = manager.connect("linker")
-
-    return manager.delegating_class(spec["className"], base, methods, __name__, {"__init__": __init__})
-
-
-def __getattr__(name: str):
-    spec = _LINKERS.get(name)
-    if spec is None or spec["base"] is None:
-        raise AttributeError("module " + __name__ + " has no attribute " + name)
-    cls = _linker_class(spec)
-    globals()[name] = cls
-    return cls
 `;
 
 /** Appended to the linker module only when a kept wrapper hook names it. */

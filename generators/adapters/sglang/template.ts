@@ -4,7 +4,10 @@ import { gateSteps } from '../../rejections/gates.js';
 import { signatureFingerprint } from '../signature.js';
 import { type AdapterTemplate, type TemplateContext, type TemplateData, REGISTRY_HOOK_TYPES, consumedSymbol, splitDotted } from '../template.js';
 import { HOOKS_PY } from './hooks.py.js';
-import { ADMISSION_PY, BACKEND_PY, LINKER_PY, PLUGIN_PY, RECOVERY_WRAPPER_PY, STORAGE_PY } from './modules.py.js';
+import { COMPLETION_PY } from './completion.py.js';
+import { LINKER_PY } from './linker.py.js';
+import { LOOKUP_GATE_PY } from './lookup-gate.py.js';
+import { ADMISSION_PY, BACKEND_PY, PLUGIN_PY, RECOVERY_WRAPPER_PY, STORAGE_PY } from './modules.py.js';
 import { SELECTION_PY } from './selection.py.js';
 
 /** The SGLang symbols this template builds on (engine-specific knowledge lives only here). */
@@ -14,7 +17,54 @@ const SYMBOLS = {
   radixBackend: 'register_radix_cache_backend',
   linkerBase: 'UnifiedCacheLinker',
   storageBase: 'HiCacheStorage',
+  treeCache: 'UnifiedRadixCache',
 } as const;
+
+/**
+ * What a kept hook does, by the engine function it hooks (engine knowledge, never a contract id):
+ * - AROUND `PrefillAdder.add_one_req` (SGLang's admission, which knows only the prefix match):
+ *   defers a request whose lookup is still pending on any rank, all ranks together;
+ * - BEFORE `TpModelWorker.init_cuda_graphs` (capture, which runs before the tree cache exists):
+ *   installs the completion counter the linker later adopts, so captured graphs wait on it.
+ * - AROUND or AFTER `Scheduler._add_request_to_queue` (opt-in warm-up): matches the queued request
+ *   at once, as SGLang's HiCache prefetch does on enqueue, so its lookup starts early.
+ * The roles need the radix-backend style (the linker); a hook on any other target, or in the
+ * HiCache storage style, keeps the generic body (its Manager call deferred until admission).
+ */
+const HOOK_ROLES: readonly { target: string; hookType: string; role: string }[] = [
+  { target: 'PrefillAdder.add_one_req', hookType: 'AROUND', role: 'defer-pending-lookups' },
+  { target: 'TpModelWorker.init_cuda_graphs', hookType: 'BEFORE', role: 'install-completion' },
+  { target: 'Scheduler._add_request_to_queue', hookType: 'AROUND', role: 'start-lookup-on-enqueue' },
+  { target: 'Scheduler._add_request_to_queue', hookType: 'AFTER', role: 'start-lookup-on-enqueue' },
+];
+
+/**
+ * Where the SGLang objects the runtime modules touch live, as attribute paths (a name ending in
+ * `()` is called). The CPU path: the KV pool's pages x layers x page bytes are mirrored page for
+ * page by the registered shared-memory pages; the counter lives on the pool (the tree wires its
+ * linker's `layer_done_counter` there). The rank and world size are the cache parameters'.
+ */
+const LINKER_GEOMETRY = {
+  pool: 'token_to_kv_pool_allocator.get_kvcache()',
+  pageSize: 'page_size',
+  rank: 'tp_rank',
+  worldSize: 'tp_size',
+  layers: 'layer_num',
+  pages: 'pages',
+  pageBytes: 'page_bytes',
+  kvPool: 'kv',
+  lookupDeadlineMs: 2000,
+} as const;
+/** The admission hook's view: the tree's linker wrapper, its rank intersection, the adder's verdict, the request id. */
+const LOOKUP_GATE = { treeLinker: 'tree_cache.linker', agree: '_sync_restorable_prefix', verdict: 'budget_state', requestId: 'rid' } as const;
+/** The enqueue warm-up's view: the scheduler's tree cache, its linker wrapper, the request's match. */
+const WARMUP = { treeCache: 'tree_cache', treeLinker: 'tree_cache.linker', match: 'init_next_round_input' } as const;
+/** The completion counter: load batches whose flags stay distinct, and where the worker's KV pool is. */
+const COMPLETION = { slots: 64, pool: 'model_runner.token_to_kv_pool', layers: 'layer_num' } as const;
+
+function hookRole(target: string, hookType: string): string | null {
+  return HOOK_ROLES.find((r) => (target === r.target || target.endsWith(`.${r.target}`)) && r.hookType === hookType)?.role ?? null;
+}
 
 /**
  * SGLang's integration styles, chosen by the consumed interface contracts: each style is named
@@ -90,6 +140,7 @@ function data(context: TemplateContext): TemplateData {
     implementation: splitDotted(h.implementation!).name,
     protects: h.protects.text,
     gate: gateSteps(context.registry, [h.id]),
+    role: style === 'radix-backend' ? hookRole(h.target, h.hookType) : null,
   }));
   let hookRegistry: Record<string, unknown> | null = null;
   let hookType: { module: string; name: string } | null = null;
@@ -105,17 +156,24 @@ function data(context: TemplateContext): TemplateData {
   const backendName = context.product.packagePrefix;
   const wantsWrapper = context.hooks.some((h) => h.implementation === `${context.importName}.${RECOVERY_WRAPPER}`);
   const modules: Record<string, string> = { 'plugin.py': PLUGIN_PY, 'selection.py': SELECTION_PY, 'admission.py': ADMISSION_PY, 'hooks.py': HOOKS_PY };
+  if (hooks.some((h) => h.role === 'install-completion')) modules['completion.py'] = COMPLETION_PY;
   const provides: string[] = [];
-  const common = { style, backendName, hookRegistry, hookType, hooks, maxDeferred: DEFERRED_PER_HOOK * Math.max(1, hooks.length) };
+  const common = { style, backendName, hookRegistry, hookType, hooks, maxDeferred: DEFERRED_PER_HOOK * Math.max(1, hooks.length), completion: COMPLETION };
   let styleData: Record<string, unknown>;
   if (style === 'radix-backend') {
     modules['backend.py'] = BACKEND_PY;
     modules['linker.py'] = wantsWrapper ? LINKER_PY + RECOVERY_WRAPPER_PY : LINKER_PY;
+    modules['completion.py'] = COMPLETION_PY;
+    if (hooks.some((h) => h.role === 'defer-pending-lookups' || h.role === 'start-lookup-on-enqueue')) modules['lookup_gate.py'] = LOOKUP_GATE_PY;
     if (wantsWrapper) provides.push(RECOVERY_WRAPPER);
     styleData = {
       selectors: [{ flag: flag(RADIX_FLAG), value: backendName }],
       radixBackend: need(SYMBOLS.radixBackend),
+      treeCache: need(SYMBOLS.treeCache),
       linkers: adapterClasses(context, SYMBOLS.linkerBase, diagnostics),
+      linkerGeometry: LINKER_GEOMETRY,
+      lookupGate: LOOKUP_GATE,
+      warmup: WARMUP,
     };
   } else {
     modules['storage.py'] = STORAGE_PY;

@@ -19,6 +19,57 @@ PRODUCT = DATA["product"]["name"]
 SOCKET_ENV = DATA["product"]["envPrefix"] + "_MANAGER_SOCKET"
 BEFORE = [h for h in T.get("hooks", []) if h["hookType"] == "BEFORE" and h["activation"]["mode"] == "always"]
 
+# A stand-in for the Manager client (the calls the linker makes, recorded; every lookup a miss),
+# for the tests about plugin discipline; sglang-linker.spec.ts runs the real Manager.
+FAKE_CLIENT = """
+class FakeClient:
+    def __init__(self, role):
+        self.role = role
+    def _record(self, method):
+        CONNECTS.append(("call", self.role, method))
+    def register_pages(self, page_bytes, pages, layers):
+        self._record("register_pages")
+        memory = bytearray(page_bytes * pages * layers)
+        class Pages:
+            def page(self, index, layer):
+                start = (index * layers + layer) * page_bytes
+                return memoryview(memory)[start:start + page_bytes]
+        return Pages()
+    def lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):
+        self._record("lookup")
+        class Ticket:
+            def poll(self):
+                class Result:
+                    state, boundary, tiers = "miss", 0, {}
+                return Result()
+        return Ticket()
+    def save(self, namespace, hashes, pages, request=None):
+        self._record("save")
+        class Save:
+            def wait(self, timeout=None):
+                return True
+            poll = wait
+        return Save()
+    def restore(self, ticket, pages):
+        raise AssertionError("a miss is never restored")
+    def release(self, ticket):
+        self._record("release")
+    def cancel(self, ticket):
+        self._record("cancel")
+    def close(self):
+        self._record("close")
+    def call(self, method, args, kwargs):
+        self._record(method)
+
+def fake_client():
+    manager = importlib.import_module(PKG + ".manager")
+    def open_half(role):
+        CONNECTS.append(("connect", role))
+        return FakeClient(role)
+    manager.open_half = open_half
+    return manager
+"""
+
 
 def rejection_reading(path):
     """The id of a rejection whose predicate reads config `path` with a truthy-style test, or None."""
@@ -36,12 +87,12 @@ def rejection_reading(path):
     return None
 
 
-SERVE = """
+SERVE = FAKE_CLIENT + """
 from sglang.srt.entrypoints.launch import serve_main
 sys.argv = ["sglang"] + sys.argv[1:]
 fake = os.environ.get("FAKE_MANAGER") == "1"
 if fake:
-    fake_manager()
+    fake_client()
 try:
     serve_main()
 except SystemExit as error:
@@ -63,7 +114,8 @@ class SglangRadixConformance(unittest.TestCase):
     def test_01_serve_with_a_fake_manager_builds_the_cache(self):
         status, found, err = run("sglang", SERVE, ["serve", *SELECT, LINKER_FLAG], {"FAKE_MANAGER": "1"})
         self.assertEqual(status, 0, err)
-        self.assertIn(["call", "tree cache", "build_tree_cache"], found["connects"])
+        self.assertEqual(found["connects"][:2], [["connect", "linker"], ["call", "linker", "register_pages"]])
+        self.assertIn(["call", "linker", "save"], found["connects"], "the launched requests were written through")
 
     def test_01_a_systemexit_inside_the_plugin_is_explained(self):
         code = """
@@ -118,20 +170,30 @@ def register():
         self.assertEqual(found["connects"], [], "hooks are verified before any Manager connection")
 
     def test_03_linker_has_the_whole_abstract_shape_and_the_factory_builds_it(self):
-        code = """
-fake_manager()
+        code = FAKE_CLIENT + """
+fake_client()
+import inspect
 from sglang.srt.mem_cache.unified_cache.unified_cache_linker import UnifiedCacheLinker, create_linker
+from sglang.srt.entrypoints.launch import launch, build_tree_cache
+from sglang.srt.distributed import RankGroup
+from sglang.srt.server_args import ServerArgs
+from sglang.srt.managers.tp_worker import TpModelWorker
+sys.argv = ["sglang", "serve"]
+args = ServerArgs(radix_cache_backend=%r, enable_unified_cache_external_linker=True)
+cache = launch(args, requests=0)
 linker_module = importlib.import_module(PKG + ".linker")
 names = [l["className"] for l in DATA["template"]["linkers"]]
-built = [create_linker(getattr(linker_module, n)) for n in names]
-for b in built:
-    for m in sorted(UnifiedCacheLinker.__abstractmethods__):
-        getattr(b, m)(*([None] * (getattr(UnifiedCacheLinker, m).__code__.co_argcount - 1)))
-result(classes=[type(b).__name__ for b in built], calls=[c for c in CONNECTS if c[0] == "call"])
-"""
-        status, found, err = run("sglang", code)
+classes = [getattr(linker_module, n) for n in names]
+own = {n: sorted(m for m in UnifiedCacheLinker.__abstractmethods__ if getattr(c, m) is not getattr(UnifiedCacheLinker, m)) for n, c in zip(names, classes)}
+built = [create_linker(c, args, cache.params) for c in classes]
+result(classes=[type(b).__name__ for b in built], abstract=[inspect.isabstract(c) for c in classes], own=own, attached=type(cache.linker.cache_linker).__name__)
+""" % SELECT[1]
+        status, found, err = run("sglang", code, env={DATA["product"]["envPrefix"] + "_SELECTED": "1"})
         self.assertEqual(status, 0, err)
-        self.assertEqual(len(found["calls"]), 11 * len(found["classes"]))
+        self.assertEqual(found["abstract"], [False] * len(found["classes"]))
+        for name, methods in found["own"].items():
+            self.assertEqual(len(methods), 11, name + " implements every abstract method itself")
+        self.assertIn(found["attached"], found["classes"])
 
     def test_04_selection_through_a_config_file_uses_the_live_server_args(self):
         rejection = rejection_reading("server_args.enable_hierarchical_cache")
@@ -161,8 +223,8 @@ Engine(radix_cache_backend=%r, enable_hierarchical_cache=True, enable_unified_ca
     def test_05_nothing_connects_before_the_tree_cache_rejections(self):
         rejection = rejection_reading("tree_cache_build_context.is_dsa")
         self.assertIsNotNone(rejection)
-        code = """
-fake_manager()
+        code = FAKE_CLIENT + """
+fake_client()
 from sglang.srt.entrypoints.launch import Engine
 sys.argv = ["my_script.py"]
 try:
@@ -176,22 +238,32 @@ except SystemExit as error:
         self.assertIn(rejection, err)
         self.assertEqual(found["connects"], [])
 
-    def test_05_deferred_hook_calls_are_delivered_on_admission(self):
-        code = """
-fake_manager()
+    def test_05_graph_capture_installs_the_completion_counter_without_the_manager(self):
+        code = FAKE_CLIENT + """
+fake_client()
+from sglang.srt.managers import tp_worker
+seen = []
+original = tp_worker.TpModelWorker.init_cuda_graphs
+from sglang.srt.model_executor.model_runner import ModelRunner
+capture = ModelRunner.init_cuda_graphs
+def spying(self, capture_decode_cuda_graph=True):
+    seen.append((self.token_to_kv_pool.layer_transfer_counter is not None, list(CONNECTS)))
+    return capture(self, capture_decode_cuda_graph)
+ModelRunner.init_cuda_graphs = spying
 from sglang.srt.entrypoints.launch import Engine
 sys.argv = ["my_script.py"]
-Engine(radix_cache_backend=%r, enable_unified_cache_external_linker=True)
-result(connects=CONNECTS)
+engine = Engine(radix_cache_backend=%r, enable_unified_cache_external_linker=True)
+pool = engine.cache.kv_pool
+result(seen=seen, same=pool.layer_transfer_counter is engine.cache.linker.layer_done_counter, captured=pool.layer_transfer_counter is engine.cache.params.token_to_kv_pool_allocator.get_kvcache().layer_transfer_counter)
 """ % SELECT[1]
         status, found, err = run("sglang", code, env={DATA["product"]["envPrefix"] + "_SELECTED": "1"})
         self.assertEqual(status, 0, err)
-        first_call = next(i for i, c in enumerate(found["connects"]) if c[0] == "call")
-        self.assertEqual(found["connects"][first_call], ["call", "hooks", "before " + BEFORE[0]["id"]])
+        self.assertEqual(found["seen"], [[True, []]], "the counter is on the pool when capture runs, and nothing reached the Manager")
+        self.assertTrue(found["same"], "the linker adopts the counter the captured graph waits on")
 
     def test_06_real_signatures_register_and_the_draft_worker_call_passes(self):
-        code = """
-fake_manager()
+        code = FAKE_CLIENT + """
+fake_client()
 from sglang.srt.plugins.hook_registry import HookRegistry
 seen = []
 original = HookRegistry.register.__func__
@@ -304,11 +376,12 @@ HookRegistry.apply_hooks()
 sys.argv = ["sglang", "serve"]
 from sglang.srt.managers.schedule_policy import PrefillAdder
 from sglang.srt.managers.tp_worker import TpModelWorker
-result(admitted=PrefillAdder().add_one_req("r1", False, 1), captured=TpModelWorker(None).init_cuda_graphs())
+worker = TpModelWorker(None)
+result(admitted=PrefillAdder().add_one_req("r1", False, 1).name, captured=worker.init_cuda_graphs(), counter=worker.model_runner.token_to_kv_pool.layer_transfer_counter)
 """
         status, found, err = run("sglang", code)
         self.assertEqual(status, 0, err)
-        self.assertEqual(found, {"admitted": ["admitted", "r1"], "captured": "captured"})
+        self.assertEqual(found, {"admitted": "CONTINUE", "captured": "captured", "counter": None})
 
     def test_12_a_rejection_is_logged_once_and_raised_once(self):
         rejection = rejection_reading("server_args.enable_hierarchical_cache")
@@ -318,8 +391,8 @@ result(admitted=PrefillAdder().add_one_req("r1", False, 1), captured=TpModelWork
         self.assertIn("CRITICAL " + DATA["package"]["importName"] + ": ", err)
 
     def test_13_one_connection_and_one_selection_per_process(self):
-        code = """
-fake_manager()
+        code = FAKE_CLIENT + """
+fake_client()
 selection = importlib.import_module(PKG + ".selection")
 decided = []
 original = selection.decide
@@ -331,7 +404,7 @@ result(connects=[c for c in CONNECTS if c[0] == "connect"], decided=len(decided)
 """ % SELECT[1]
         status, found, err = run("sglang", code, ["serve", *SELECT])
         self.assertEqual(status, 0, err)
-        self.assertEqual(sorted(found["connects"]), [["connect", "hooks"], ["connect", "tree cache"]])
+        self.assertEqual(sorted(found["connects"]), [["connect", "linker"]])
         self.assertEqual(found["decided"], 1)
 
     def test_unselected_imports_nothing_heavy_and_registers_nothing(self):

@@ -1,9 +1,27 @@
-"""HiCache storage: the abstract backend and its config (extra_config from the command line's
+"""HiCache storage: the pool transfers the Unified linker receives, the abstract backend and its config (extra_config from the command line's
 --hicache-storage-backend-extra-config JSON)."""
 
 import abc
 import dataclasses
+import enum
 from typing import Optional
+
+
+class PoolName(str, enum.Enum):
+    """The device pools a linker transfer names (the Unified linker supports FULL and SWA trees)."""
+
+    KV = "kv"
+    SWA = "swa"
+
+
+@dataclasses.dataclass
+class PoolTransfer:
+    """One pool's part of a linker call (fact: hicache_storage.PoolTransfer): the storage keys
+    (page hashes) and, for loads and offloads, the device page of each key."""
+
+    name: PoolName
+    keys: list
+    device_indices: Optional[list] = None
 
 
 @dataclasses.dataclass
