@@ -1,6 +1,22 @@
 /** What a scenario needs from the machine it runs on. */
 export type ScenarioNeeds = 'cpu' | 'gpu';
 
+import type { ScenarioRun } from './harness/cell.js';
+
+/** A parameter's value, as a cell hands it to the scenario's run. */
+export type ParameterValue = string | number | boolean;
+
+/**
+ * How a gate's cell becomes the parameters of a run: every cell starts from `defaults`, and each
+ * matrix axis value adds its own. A gate naming the scenario may use only the axes and values
+ * listed here (validation: OKV3055, OKV3056), so every cell it declares is one the run knows.
+ */
+export interface ScenarioParameters {
+  defaults: Record<string, ParameterValue>;
+  /** Matrix axis → axis value → the parameters that value sets. */
+  axes: Record<string, Record<string, Record<string, ParameterValue>>>;
+}
+
 /** The part of the system a scenario drives. */
 export type ScenarioArea = 'tier' | 'lookup' | 'restore' | 'checkpoint' | 'fault' | 'packaging';
 
@@ -18,7 +34,13 @@ export interface Scenario {
   area: ScenarioArea;
   /** The runtime lifecycles and components it exercises. */
   exercises: readonly string[];
+  parameters: ScenarioParameters;
+  /** Loads the function that runs one cell (CPU scenarios; a GPU scenario runs on the GPU host). */
+  load?: () => Promise<ScenarioRun>;
 }
+
+const none: ScenarioParameters = { defaults: {}, axes: {} };
+const run = (load: () => Promise<{ run: ScenarioRun }>) => async () => (await load()).run;
 
 /** Every runnable scenario, in the order reports list them. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -28,6 +50,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'tier',
     exercises: ['save', 'restore', 'restart', 'dram-tier', 'ssd-tier', 'durable-index'],
+    parameters: { defaults: {}, axes: { tier: { dram: { tier: 'dram' }, ssd: { tier: 'ssd' } }, phase: { cold: { phase: 'cold' }, hot: { phase: 'hot' }, restart: { phase: 'restart' } } } },
+    load: run(() => import('./scenarios/tier-cold-hot-restart.js')),
   },
   {
     name: 'lookup-states',
@@ -35,6 +59,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup'],
+    parameters: { defaults: { blocks: 8 }, axes: { prefix: { cold: { stored: 0 }, partial: { stored: 4 }, full: { stored: 8 } } } },
+    load: run(() => import('./scenarios/lookup-states.js')),
   },
   {
     name: 'lookup-timeout',
@@ -42,6 +68,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup', 'leases'],
+    parameters: { defaults: { deadlineMs: 400 }, axes: {} },
+    load: run(() => import('./scenarios/lookup-timeout.js')),
   },
   {
     name: 'lookup-cancellation',
@@ -49,6 +77,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup', 'abort-drain', 'leases'],
+    parameters: { defaults: { deadlineMs: 5000 }, axes: {} },
+    load: run(() => import('./scenarios/lookup-cancellation.js')),
   },
   {
     name: 'lookup-rank-agreement',
@@ -56,6 +86,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup', 'admission', 'rank-agreement'],
+    parameters: { defaults: { ranks: 2 }, axes: { ranks: { '2': { ranks: 2 }, '4': { ranks: 4 } } } },
+    load: run(() => import('./scenarios/lookup-rank-agreement.js')),
   },
   {
     name: 'restore-cancel',
@@ -63,6 +95,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'gpu',
     area: 'restore',
     exercises: ['restore', 'abort-drain', 'cuda-streams'],
+    parameters: none,
   },
   {
     name: 'restore-cancel-page-reuse',
@@ -70,6 +103,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'gpu',
     area: 'restore',
     exercises: ['restore', 'abort-drain', 'page-reuse', 'cuda-streams'],
+    parameters: none,
   },
   {
     name: 'eager-restore',
@@ -77,6 +111,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'gpu',
     area: 'restore',
     exercises: ['restore', 'per-layer-completion', 'cuda-events'],
+    parameters: none,
   },
   {
     name: 'graph-restore',
@@ -84,6 +119,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'gpu',
     area: 'restore',
     exercises: ['restore', 'per-layer-completion', 'cuda-graphs', 'stream-memory-ops'],
+    parameters: none,
   },
   {
     name: 'checkpoint-window-bytes',
@@ -91,6 +127,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'checkpoint',
     exercises: ['checkpoint', 'abort-drain', 'save'],
+    parameters: { defaults: { checkpoints: 2, window: 4 }, axes: { event: { abort: { event: 'abort' }, preemption: { event: 'preemption' } } } },
+    load: run(() => import('./scenarios/checkpoint-window-bytes.js')),
   },
   {
     name: 'fault-paused-ssd-cancel',
@@ -98,6 +136,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restore', 'abort-drain', 'ssd-tier', 'io-budget'],
+    parameters: { defaults: { holdMs: 1500 }, axes: {} },
+    load: run(() => import('./scenarios/fault-paused-ssd-cancel.js')),
   },
   {
     name: 'fault-expired-result',
@@ -105,6 +145,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restore', 'leases', 'expiry'],
+    parameters: { defaults: { leaseMs: 400 }, axes: {} },
+    load: run(() => import('./scenarios/fault-expired-result.js')),
   },
   {
     name: 'fault-delayed-restore',
@@ -112,6 +154,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restore', 'per-layer-completion', 'load-errors'],
+    parameters: { defaults: { delayMs: 800 }, axes: {} },
+    load: run(() => import('./scenarios/fault-delayed-restore.js')),
   },
   {
     name: 'fault-manager-restart',
@@ -119,6 +163,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restart', 'leases', 'durable-index'],
+    parameters: none,
+    load: run(() => import('./scenarios/fault-manager-restart.js')),
   },
   {
     name: 'fault-engine-killed',
@@ -126,6 +172,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restart', 'grants', 'shared-memory'],
+    parameters: none,
+    load: run(() => import('./scenarios/fault-engine-killed.js')),
   },
   {
     name: 'package-check',
@@ -133,6 +181,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'packaging',
     exercises: ['wheel-contents'],
+    parameters: none,
+    load: run(() => import('./scenarios/package-check.js')),
   },
   {
     name: 'lazy-import',
@@ -140,6 +190,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'packaging',
     exercises: ['lazy-import'],
+    parameters: none,
+    load: run(() => import('./scenarios/lazy-import.js')),
   },
 ];
 

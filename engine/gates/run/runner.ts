@@ -1,0 +1,114 @@
+/**
+ * `gate run`: plans the gates, prepares the adapters under test (generated into a temporary
+ * folder), hashes the inputs, runs every runnable cell against real Manager processes and
+ * engine stand-ins (gates in parallel up to `jobs`, the cells of one gate in order, sharing its
+ * Managers), and hashes the inputs again. Recording is a separate step (`record.ts`).
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { diagnose, type Diagnostic } from '../../diagnostics/index.js';
+import type { Registry } from '../../registry/index.js';
+import { ManagerPool, openWorkspace, runCell, type Check, type ManagerLauncher, type Workspace } from '../harness/index.js';
+import { inputDigests, type InputDigests } from './inputs.js';
+import { planGates, type PlannedGate } from './plan.js';
+import type { Progress } from './progress.js';
+
+export interface CellOutcome {
+  gate: string;
+  cell: string;
+  values: Record<string, string>;
+  status: 'pass' | 'fail' | 'skip';
+  /** Why a skipped cell did not run. */
+  skip?: string;
+  checks: Check[];
+  error?: string;
+  ms: number;
+}
+
+export interface GateRunResult {
+  cells: CellOutcome[];
+  before: InputDigests | null;
+  after: InputDigests | null;
+  /** sha256 of the generated adapter manifest: the profile's adapter hash. */
+  adapter: string | null;
+  /** Where the run ran, as the records say it. */
+  place: string;
+  diagnostics: Diagnostic[];
+  ms: number;
+}
+
+export interface GateRunOptions {
+  registry: Registry;
+  ids: readonly string[] | 'all';
+  jobs?: number;
+  python?: string;
+  launcher?: ManagerLauncher;
+  /** Use these generated adapters instead of generating (a spec that breaks one on purpose). */
+  adaptersDir?: string;
+  progress?: Progress;
+}
+
+function pythonVersion(python: string): string | { problem: string } {
+  const r = spawnSync(python, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'], { encoding: 'utf8', timeout: 10_000 });
+  if (r.error) return { problem: (r.error as NodeJS.ErrnoException).code ?? r.error.message };
+  if (r.status !== 0) return { problem: r.stderr.trim() || `exit ${r.status}` };
+  const v = r.stdout.trim();
+  const [major, minor] = v.split('.').map(Number);
+  if (major! < 3 || (major === 3 && minor! < 8)) return { problem: `found ${v}` };
+  return v;
+}
+
+export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
+  const started = Date.now();
+  const { gates, diagnostics } = planGates(o.registry, o.ids);
+  const skipped = (g: PlannedGate): CellOutcome[] => g.cells.map((c) => ({ gate: g.gate.id, cell: c.key, values: c.values, status: 'skip', skip: g.skip!, checks: [], ms: 0 }));
+  const runnable = gates.filter((g) => g.skip === null);
+  const base = { before: null, after: null, adapter: null, place: '', diagnostics };
+  if (diagnostics.length > 0) return { ...base, cells: [], ms: Date.now() - started };
+  if (runnable.length === 0) return { ...base, cells: gates.flatMap(skipped), ms: Date.now() - started };
+  const python = o.python ?? process.env['ORBITKV_PYTHON'] ?? 'python3';
+  const version = pythonVersion(python);
+  if (typeof version !== 'string') return { ...base, cells: [], diagnostics: [diagnose('gateRunPython', {}, python, version.problem)], ms: Date.now() - started };
+  const ws = openWorkspace(o.registry, { python, ...(o.launcher ? { launcher: o.launcher } : {}), ...(o.adaptersDir ? { adaptersDir: o.adaptersDir } : {}) });
+  if ('problem' in ws) return { ...base, cells: [], diagnostics: [diagnose('gateRunWorkspace', {}, ws.problem)], ms: Date.now() - started };
+  try {
+    const before = inputDigests(o.registry.root, ws.manifest);
+    const adapter = createHash('sha256').update(readFileSync(ws.manifest)).digest('hex');
+    const place = `stand-in engine on a CPU: Python ${version} driving the generated ${ws.adapters.map((a) => `${a.importName}/_client.py`).join(' and ')}, against orbitkv serve (DRAM tier, SSD tier in a temporary folder) on ${process.platform}/${process.arch}`;
+    const results = new Map<PlannedGate, CellOutcome[]>();
+    const queue = [...runnable];
+    const worker = async () => {
+      for (let g = queue.shift(); g; g = queue.shift()) results.set(g, await runGate(g, ws, o.progress));
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.jobs ?? 2, queue.length)) }, worker));
+    const after = inputDigests(o.registry.root, ws.manifest);
+    const cells = gates.flatMap((g) => (g.skip === null ? results.get(g)! : skipped(g)));
+    return { cells, before, after, adapter, place, diagnostics, ms: Date.now() - started };
+  } finally {
+    ws.dispose();
+  }
+}
+
+async function runGate(g: PlannedGate, ws: Workspace, progress: Progress | undefined): Promise<CellOutcome[]> {
+  const pool = new ManagerPool(ws);
+  const out: CellOutcome[] = [];
+  try {
+    let run;
+    try {
+      run = await g.load!();
+    } catch (error) {
+      return g.cells.map((c) => ({ gate: g.gate.id, cell: c.key, values: c.values, status: 'fail', checks: [], error: `the scenario could not be loaded: ${(error as Error).message}`, ms: 0 }));
+    }
+    for (const c of g.cells) {
+      const label = `${g.gate.id} [${c.key}]`;
+      progress?.started(label);
+      const v = await runCell(run, { gate: g.gate.id, cell: c.values, params: c.params, workspace: ws, pool, profile: (a) => ({ engine: a.engine, version: a.version, env: {}, config: {} }) });
+      progress?.finished(label);
+      out.push({ gate: g.gate.id, cell: c.key, values: c.values, status: v.pass ? 'pass' : 'fail', checks: v.checks, ...(v.error !== undefined ? { error: v.error } : {}), ms: v.ms });
+    }
+  } finally {
+    await pool.stop();
+  }
+  return out;
+}
