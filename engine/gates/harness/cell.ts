@@ -172,7 +172,7 @@ const short = (v: unknown) => {
 };
 
 /** Runs one cell of `run`; never throws. */
-export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<string, string>; params: Record<string, ParameterValue>; workspace: Workspace; pool: ManagerPool; profile: (adapter: AdapterUnderTest) => unknown }): Promise<CellVerdict> {
+export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<string, string>; params: Record<string, ParameterValue>; workspace: Workspace; pool: ManagerPool; accepts?: (profile: unknown) => boolean }): Promise<CellVerdict> {
   const started = Date.now();
   const checks: Check[] = [];
   const owned: ManagerProcess[] = [];
@@ -198,7 +198,8 @@ export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<
       let pagePath: string | null = null;
       if (e.connect !== false) {
         if (!manager) throw new Error('connecting a stand-in needs a Manager');
-        await process.call('connect', { profile: o.profile(adapter), role: 'worker', socket_path: manager.socket, name: e.name ?? `gate-run:${o.gate}` });
+        if (!adapter.profile || (o.accepts && !o.accepts(adapter.profile))) throw new Error(`no ${adapter.engine} profile the registry's rejections accept could be derived for the stand-in`);
+        await process.call('connect', { profile: adapter.profile, role: 'worker', socket_path: manager.socket, name: e.name ?? `gate-run:${o.gate}` });
         pagePath = (await process.call<{ path: string | null }>('register', { page_bytes: blockBytes, pages, layers: e.layers ?? 1 })).path;
       }
       const engine = new EngineStandIn(process, adapter, ctx.namespace, pagePath, blockBytes);

@@ -10,6 +10,7 @@ import { generateAdapters } from '../../../generators/index.js';
 import { planAdapters, readZip, wheelName } from '../../../generators/index.js';
 import type { Registry } from '../../registry/index.js';
 import { AGENT_PY } from './agent-py.js';
+import { acceptableProfile, type EngineProfile } from './profile.js';
 import { defaultLauncher, type ManagerLauncher } from './manager-process.js';
 
 export interface AdapterUnderTest {
@@ -23,6 +24,8 @@ export interface AdapterUnderTest {
   wheel: string;
   /** The plugin entry point (`orbitkv_vllm.plugin:register`). */
   entryPoint: string;
+  /** The profile its stand-in presents (one the registry's rejection checks accept), or null when none could be derived. */
+  profile: EngineProfile | null;
 }
 
 export interface Workspace {
@@ -83,7 +86,7 @@ export function openWorkspace(registry: Registry, o: WorkspaceOptions = {}): Wor
       mkdirSync(dirname(to), { recursive: true });
       writeFileSync(to, m.bytes);
     }
-    adapters.push({ engine: pkg.engine.name, importName: pkg.importName, distribution: pkg.distribution, version: pkg.engine.version, wheel, entryPoint: pkg.entryPoint });
+    adapters.push({ engine: pkg.engine.name, importName: pkg.importName, distribution: pkg.distribution, version: pkg.engine.version, wheel, entryPoint: pkg.entryPoint, profile: acceptableProfile(pkg.engine.name, pkg.engine.version, registry.ofKind('rejection')) });
   }
   const agentPath = join(root, 'standin_agent.py');
   writeFileSync(agentPath, AGENT_PY);

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { diagnose, type Diagnostic } from '../../diagnostics/index.js';
 import type { Registry } from '../../registry/index.js';
 import { ManagerPool, openWorkspace, runCell, type Check, type ManagerLauncher, type Workspace } from '../harness/index.js';
+import { loadRejectionChecks } from '../../runtime/handshake/index.js';
 import { inputDigests, type InputDigests } from './inputs.js';
 import { planGates, type PlannedGate } from './plan.js';
 import type { Progress } from './progress.js';
@@ -76,10 +77,12 @@ export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
     const before = inputDigests(o.registry.root, ws.manifest);
     const adapter = createHash('sha256').update(readFileSync(ws.manifest)).digest('hex');
     const place = `stand-in engine on a CPU: Python ${version} driving the generated ${ws.adapters.map((a) => `${a.importName}/_client.py`).join(' and ')}, against orbitkv serve (DRAM tier, SSD tier in a temporary folder) on ${process.platform}/${process.arch}`;
+    const checks = await loadRejectionChecks(o.registry);
+    const accepts = (profile: unknown) => checks.evaluate(profile).accepted;
     const results = new Map<PlannedGate, CellOutcome[]>();
     const queue = [...runnable];
     const worker = async () => {
-      for (let g = queue.shift(); g; g = queue.shift()) results.set(g, await runGate(g, ws, o.progress));
+      for (let g = queue.shift(); g; g = queue.shift()) results.set(g, await runGate(g, ws, accepts, o.progress));
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.jobs ?? 2, queue.length)) }, worker));
     const after = inputDigests(o.registry.root, ws.manifest);
@@ -90,7 +93,7 @@ export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
   }
 }
 
-async function runGate(g: PlannedGate, ws: Workspace, progress: Progress | undefined): Promise<CellOutcome[]> {
+async function runGate(g: PlannedGate, ws: Workspace, accepts: (profile: unknown) => boolean, progress: Progress | undefined): Promise<CellOutcome[]> {
   const pool = new ManagerPool(ws);
   const out: CellOutcome[] = [];
   try {
@@ -103,7 +106,7 @@ async function runGate(g: PlannedGate, ws: Workspace, progress: Progress | undef
     for (const c of g.cells) {
       const label = `${g.gate.id} [${c.key}]`;
       progress?.started(label);
-      const v = await runCell(run, { gate: g.gate.id, cell: c.values, params: c.params, workspace: ws, pool, profile: (a) => ({ engine: a.engine, version: a.version, env: {}, config: {} }) });
+      const v = await runCell(run, { gate: g.gate.id, cell: c.values, params: c.params, workspace: ws, pool, accepts });
       progress?.finished(label);
       out.push({ gate: g.gate.id, cell: c.key, values: c.values, status: v.pass ? 'pass' : 'fail', checks: v.checks, ...(v.error !== undefined ? { error: v.error } : {}), ms: v.ms });
     }

@@ -5,7 +5,7 @@
  * failure for the restore (recompute) within a bound, never a hang.
  */
 import type { ScenarioRun } from '../harness/index.js';
-import { checkDrained, pageRange, stateIs, storeChain } from './support.js';
+import { checkDrained, pageRange, restoreRefused, stateIs, storeChain } from './support.js';
 
 export const run: ScenarioRun = async (ctx) => {
   const leaseMs = Number(ctx.params['leaseMs']);
@@ -20,13 +20,7 @@ export const run: ScenarioRun = async (ctx) => {
   ctx.check(expired, 'after the lease the uncollected result expires and its leases go back');
   await checkDrained(ctx, m, 'after the expiry');
   const started = Date.now();
-  const restore = await e.attempt<number>('restore', { ticket: t, pages: pageRange(16, 4) });
-  let terminal = 'error' in restore;
-  if (!terminal && 'value' in restore) {
-    const landed = await e.attempt<boolean>('wait_layer', { restore: restore.value, layer: 0, timeout: 3 });
-    const failed = await e.attempt<number[]>('failed_blocks', { restore: restore.value });
-    terminal = 'value' in failed && failed.value.length === 4 && !('value' in landed && landed.value === true);
-  }
+  const { refused: terminal, detail: restore } = await restoreRefused(e, t, pageRange(16, 4));
   ctx.check(terminal, 'collecting the expired result is a terminal failure (the engine recomputes)', restore);
   ctx.check(Date.now() - started < 5000, 'the failure comes within 5 s, not a hang', { ms: Date.now() - started });
   const again = await e.lookup(hashes);

@@ -6,7 +6,7 @@
  * same engine process goes on through its client without reusing stale state.
  */
 import type { ScenarioRun } from '../harness/index.js';
-import { blank, checkDrained, pageRange, stateIs, storeChain } from './support.js';
+import { blank, checkDrained, pageRange, restoreRefused, stateIs, storeChain } from './support.js';
 import { restoreAndCompare } from './tier-cold-hot-restart.js';
 
 export const run: ScenarioRun = async (ctx) => {
@@ -23,13 +23,7 @@ export const run: ScenarioRun = async (ctx) => {
   const into = pageRange(16, 6);
   await blank(e, into);
   const blankDigests = await e.digest(into);
-  const restore = await e.attempt<number>('restore', { ticket: stale, pages: into });
-  let refused = 'error' in restore;
-  if (!refused && 'value' in restore) {
-    await e.attempt('wait_layer', { restore: restore.value, layer: 0, timeout: 3 });
-    const failed = await e.attempt<number[]>('failed_blocks', { restore: restore.value });
-    refused = 'value' in failed && failed.value.length === 6;
-  }
+  const { refused, detail: restore } = await restoreRefused(e, stale, into);
   ctx.check(refused, 'a restore on the stale ticket is refused', restore);
   ctx.check((await e.digest(into)).every((d, i) => d === blankDigests[i]), 'the stale restore delivered no byte');
   await e.release(stale);

@@ -4,7 +4,7 @@
  * the deadline, every lease given back, and a restore on it refused (the engine recomputes).
  */
 import type { ScenarioRun } from '../harness/index.js';
-import { checkDrained, pageRange, stateIs, storeChain } from './support.js';
+import { checkDrained, pageRange, restoreRefused, stateIs, storeChain } from './support.js';
 
 export const run: ScenarioRun = async (ctx) => {
   const deadlineMs = Number(ctx.params['deadlineMs']);
@@ -22,7 +22,7 @@ export const run: ScenarioRun = async (ctx) => {
   ctx.check(stateIs(r, 'timedOut'), 'past the deadline the ticket resolves to timed out', r);
   ctx.check(elapsed >= deadlineMs - 50, 'it did not resolve before its deadline', { elapsed, deadlineMs });
   ctx.check((r?.boundary ?? 0) === 0, 'a timed-out ticket offers no blocks (recompute)', r);
-  const restore = await e.attempt('restore', { ticket: t, pages: [8] });
-  ctx.check('error' in restore, 'a restore on the timed-out ticket is refused', restore);
+  const restore = await restoreRefused(e, t, [8]);
+  ctx.check(restore.refused, 'a restore on the timed-out ticket is refused', restore.detail);
   await checkDrained(ctx, m, 'after the timeout');
 };

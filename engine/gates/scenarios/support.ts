@@ -38,3 +38,16 @@ export async function checkDrained(ctx: CellContext, m: ManagerProcess, what: st
   }, timeoutMs, 50);
   return ctx.check(ok, `${what}: no ticket, save or restore in flight and no block leased`, last);
 }
+
+/**
+ * Whether a restore on `ticket` into `pages` is refused: the call fails, or it is accepted and
+ * then no layer lands and every block is reported failed (the engine recomputes).
+ */
+export async function restoreRefused(e: EngineStandIn, ticket: number, pages: number[], timeoutMs = 3000): Promise<{ refused: boolean; detail: unknown }> {
+  const restore = await e.attempt<number>('restore', { ticket, pages });
+  if ('error' in restore) return { refused: true, detail: restore.error };
+  const landed = await e.attempt<boolean>('wait_layer', { restore: restore.value, layer: 0, timeout: timeoutMs / 1000 });
+  const failed = await e.attempt<number[]>('failed_blocks', { restore: restore.value });
+  const all = 'value' in failed && pages.every((_, i) => failed.value.includes(i));
+  return { refused: all && !('value' in landed && landed.value === true), detail: { landed, failed } };
+}
