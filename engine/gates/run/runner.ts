@@ -81,8 +81,15 @@ export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
     const accepts = (profile: unknown) => checks.evaluate(profile).accepted;
     const results = new Map<PlannedGate, CellOutcome[]>();
     const queue = [...runnable];
+    // Each worker keeps its Managers (one per spec) across the gates it runs: starting a Manager
+    // is the slowest step, and a worker runs one cell at a time, so no cell sees another's work.
     const worker = async () => {
-      for (let g = queue.shift(); g; g = queue.shift()) results.set(g, await runGate(g, ws, accepts, o.progress));
+      const pool = new ManagerPool(ws);
+      try {
+        for (let g = queue.shift(); g; g = queue.shift()) results.set(g, await runGate(g, ws, pool, accepts, o.progress));
+      } finally {
+        await pool.stop();
+      }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.jobs ?? 2, queue.length)) }, worker));
     const after = inputDigests(o.registry.root, ws.manifest);
@@ -93,10 +100,9 @@ export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
   }
 }
 
-async function runGate(g: PlannedGate, ws: Workspace, accepts: (profile: unknown) => boolean, progress: Progress | undefined): Promise<CellOutcome[]> {
-  const pool = new ManagerPool(ws);
+async function runGate(g: PlannedGate, ws: Workspace, pool: ManagerPool, accepts: (profile: unknown) => boolean, progress: Progress | undefined): Promise<CellOutcome[]> {
   const out: CellOutcome[] = [];
-  try {
+  {
     let run;
     try {
       run = await g.load!();
@@ -110,8 +116,6 @@ async function runGate(g: PlannedGate, ws: Workspace, accepts: (profile: unknown
       progress?.finished(label);
       out.push({ gate: g.gate.id, cell: c.key, values: c.values, status: v.pass ? 'pass' : 'fail', checks: v.checks, ...(v.error !== undefined ? { error: v.error } : {}), ms: v.ms });
     }
-  } finally {
-    await pool.stop();
   }
   return out;
 }

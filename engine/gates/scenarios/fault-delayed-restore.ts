@@ -9,7 +9,7 @@ import { blank, checkDrained, pageRange, stateIs, storeChain } from './support.j
 
 export const run: ScenarioRun = async (ctx) => {
   const delayMs = Number(ctx.params['delayMs']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, faults: { 'restore-copy-delay-ms': delayMs } }, { own: true });
+  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, faults: { 'restore-copy-delay-ms': delayMs } });
   const e = await ctx.engine(m);
   const hashes = ctx.hashes('chain', 4);
   const digests = await storeChain(ctx, e, hashes, pageRange(0, 4));

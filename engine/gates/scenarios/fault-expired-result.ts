@@ -9,7 +9,7 @@ import { checkDrained, pageRange, restoreRefused, stateIs, storeChain } from './
 
 export const run: ScenarioRun = async (ctx) => {
   const leaseMs = Number(ctx.params['leaseMs']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, leaseMs }, { own: true });
+  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, leaseMs });
   const e = await ctx.engine(m, { name: 'forgetful' });
   const hashes = ctx.hashes('chain', 4);
   await storeChain(ctx, e, hashes, pageRange(0, 4));

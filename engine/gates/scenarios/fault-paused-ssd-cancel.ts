@@ -14,7 +14,7 @@ import { restoreAndCompare } from './tier-cold-hot-restart.js';
 
 export const run: ScenarioRun = async (ctx) => {
   const holdMs = Number(ctx.params['holdMs']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, faults: { 'ssd-read-hold-ms': holdMs } }, { own: true });
+  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, faults: { 'ssd-read-hold-ms': holdMs } });
   const first = await ctx.engine(m);
   const hashes = ctx.hashes('chain', 4);
   const digests = await storeChain(ctx, first, hashes, pageRange(0, 4));

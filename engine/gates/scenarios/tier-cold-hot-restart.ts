@@ -18,8 +18,8 @@ const CHAIN = 8;
 export const run: ScenarioRun = async (ctx) => {
   const ssd = ctx.params['tier'] === 'ssd';
   const phase = String(ctx.params['phase']);
-  const spec = { ssdBytes: ssd ? 8 * 1024 * 1024 : 0, dramBytes: 4 * 1024 * 1024 };
-  const m = await ctx.manager(spec, { own: phase === 'restart' });
+  const spec = { ssdBytes: ssd ? 8 * 1024 * 1024 : 0 };
+  const m = await ctx.manager(spec);
   const e = await ctx.engine(m);
   const hashes = ctx.hashes('chain', CHAIN);
   const pages = pageRange(0, CHAIN);
