@@ -4,11 +4,13 @@
  * arena, SSD slots and their crash-safe index), catalog/ (which block is where, leases,
  * write-back), lifecycles/ (xstate machines: lookup ticket, save, restore, rank agreement),
  * service/ (the operations), session/ (per-connection state and its drain), pages/ (an
- * engine's registered shared-memory pages), server/ (socket, connections, start/stop),
+ * engine's registered shared-memory pages), endpoint/ (where the Manager's sockets are),
+ * server/ (socket lock, connections, fd deposits, start/stop),
  * metrics/ (prom-client), records/ (the bounded lookup history), client/ (a TypeScript client).
  */
 export { ManagerClient, type Reply } from './client/index.js';
-export { ManagerStartError, defaultSocketPath, startManager, type ManagerOptions, type ManagerStatus, type RunningManager } from './server/index.js';
+export { ManagerStartError, lockPath, startManager, type ManagerOptions, type ManagerStatus, type RunningManager } from './server/index.js';
+export { defaultSocketPath, fdSocketPath, managerEndpoint, type ManagerEndpoint } from './endpoint/index.js';
 export { OPCODE, PROTOCOL_VERSION, HEADER_BYTES, MAGIC, DEFAULT_MAX_PAYLOAD, encodeFrame, FrameDecoder } from './protocol/index.js';
 export { formatSize, parseSize } from './size/index.js';
 export { createLogger, type Logger } from './log/index.js';

@@ -58,42 +58,52 @@ def failure_text(where: str, error: BaseException) -> str:
 
 export const MANAGER_PY = String.raw`"""The boundary to the product's Manager (a separate process reached over a Unix socket).
 
-The Manager client comes with the runtime. Until it is part of this package, every attempt to
-reach the Manager fails with ManagerNotReachable, naming the product and the socket variable,
-instead of pretending to work. One connection per process and role: a half, once made, is reused.
-Nothing here runs at import time.
+One connection per process and role (scheduler, worker, hook, tree cache, ...): a half, once
+made, is reused. A half is a _client.Client: handshaken with the live profile (the rejection
+checks' profile, reduced to what those checks read), able to register pages, look up, restore,
+save, cancel and release. No Manager answering raises ManagerNotReachable naming the socket and
+how to start the Manager. Nothing here runs at import time.
 """
 
-import os
 import threading
 
-from . import _data
+from . import _client, _data
 
 PRODUCT: str = _data.DATA["product"]["name"]
-SOCKET_ENV: str = _data.DATA["product"]["envPrefix"] + "_MANAGER_SOCKET"
+SOCKET_ENV: str = _data.DATA["manager"]["socketEnv"]
 _HALVES: "dict[str, object]" = {}
+_PROFILE: "dict[str, object]" = {}
 _LOCK = threading.Lock()
 
-
-class ManagerNotReachable(RuntimeError):
-    """The adapter could not reach the product's Manager."""
+ManagerNotReachable = _client.ManagerNotReachable
+ManagerRefused = _client.ManagerRefused
 
 
 def socket_path() -> str:
-    return os.environ.get(SOCKET_ENV) or "(" + SOCKET_ENV + " is not set)"
+    """The Manager's socket: SOCKET_ENV, else the product's default (the rule serve applies)."""
+    return _client.default_socket_path()
 
 
-def open_half(role: str) -> object:
-    """A new connection for one role; raises ManagerNotReachable (no client in this build)."""
-    raise ManagerNotReachable(
-        PRODUCT + " Manager not reachable for the " + str(role) + " half at " + socket_path()
-        + ": this adapter build has no Manager client. Start the " + PRODUCT + " Manager and install an adapter"
-        + " built with the runtime client, or deselect " + PRODUCT + "."
-    )
+def use_profile(profile: dict) -> None:
+    """Sets the live profile halves handshake with (the adapters call it once they admitted it)."""
+    _PROFILE["profile"] = profile
 
 
-def connect(role: str) -> object:
-    """The process's half for one role (scheduler, worker, hook, tree cache), connected once."""
+def open_half(role: str, profile: "dict | None" = None) -> object:
+    """A new connected client for one role; raises ManagerNotReachable or ManagerRefused."""
+    if profile is None:
+        profile = _PROFILE.get("profile")
+    if profile is None:
+        from . import rejections
+
+        profile = rejections.live_profile({})
+    return _client.connect(profile, role, name=PRODUCT + "-" + str(role))
+
+
+def connect(role: str, profile: "dict | None" = None) -> object:
+    """The process's half for one role, connected once (the first call's profile is kept)."""
+    if profile is not None and "profile" not in _PROFILE:
+        use_profile(profile)
     half = _HALVES.get(role)
     if half is not None:
         return half

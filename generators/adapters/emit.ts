@@ -1,3 +1,4 @@
+import { CLIENT_PY } from '../client/index.js';
 import { pyJsonExpression, tomlString } from '../python/index.js';
 import { REJECTIONS_PY } from '../rejections/index.js';
 import { INIT_PY, MANAGER_PY, PREFLIGHT_PY, STOP_PY, generatedHeader } from './common.js';
@@ -41,6 +42,7 @@ function renderModules(pkg: AdapterPackage): { name: string; text: string }[] {
     'rejections.py': `${header}${REJECTIONS_PY}`,
     'preflight.py': `${header}${PREFLIGHT_PY}`,
     'manager.py': `${header}${MANAGER_PY}`,
+    '_client.py': `${header}${CLIENT_PY}`,
     'stop.py': `${header}${STOP_PY}`,
     // PEP 561: the package ships its inline type hints.
     'py.typed': '',

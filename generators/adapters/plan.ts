@@ -1,6 +1,7 @@
 import { diagnose, type Diagnostic } from '../../engine/diagnostics/index.js';
 import type { EngineContract, LazyImportRule, WheelContentsRule } from '../../engine/model/index.js';
 import type { Registry } from '../../engine/registry/index.js';
+import { managerEndpoint } from '../../engine/runtime/endpoint/index.js';
 import { rejectionTable } from '../rejections/index.js';
 import { type Product, productOf } from '../../engine/registry/index.js';
 import { PYTHON_BUILTINS } from './builtins.js';
@@ -174,6 +175,8 @@ export function planAdapters(registry: Registry, version: string): AdapterPlan {
       modules: templateData.modules,
       data: {
         product: { contract: product.contract, name: product.name, packagePrefix: product.packagePrefix, envPrefix: product.envPrefix },
+        // Where the client finds the Manager and how it names it: the rule serve applies too.
+        manager: managerEndpoint(product),
         package: { distribution, importName, version, engine: engine.name, entryPoint: { group: engine.plugins!.entryPointGroup, name: entryPointName, value: entryPoint } },
         engine: {
           contract: engine.id,

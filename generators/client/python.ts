@@ -1,7 +1,10 @@
 /**
- * The protocol core of the Python client the adapter packages will ship (`<package>/_client.py`
- * once an adapter template includes it): stdlib only, no import-time side effects. Its wire
- * constants are interpolated from `engine/runtime/protocol`, so the two ends cannot drift.
+ * The Python client every adapter package ships as `<package>/_client.py`: stdlib only, no
+ * import-time side effects. Its wire constants are interpolated from `engine/runtime/protocol`
+ * and the page layout from `engine/runtime/pages`, so the two ends cannot drift. Every product
+ * name it prints or reads (the socket variable, the socket folder, the serve command) comes from
+ * the package's `_data.DATA["manager"]`, which the generator fills from the registry's product
+ * (runtime/server/socket-path.ts `managerEndpoint`), never from this text.
  */
 import { HEADER_BYTES, MAGIC, OPCODE, PROTOCOL_VERSION } from '../../engine/runtime/protocol/index.js';
 
@@ -9,21 +12,46 @@ const opcodes = Object.entries(OPCODE)
   .map(([name, value]) => `    ${JSON.stringify(name)}: ${value},`)
   .join('\n');
 
-export const CLIENT_PY = String.raw`"""OrbitKV Manager client: the protocol core (framing, handshake, requests, shared-memory pages).
+export const CLIENT_PY = String.raw`"""The Manager client: one connection per process and role, over the Manager's Unix socket.
 
 Generated from the Manager's protocol definition; do not edit. Standard library only. Importing
-this module opens nothing; a Connection connects when it is created.
+this module opens nothing; connect() connects.
 
-Frames are a 24-byte little-endian header (magic, protocol version, opcode, request id as two
-u32, payload length, reserved zero) and a UTF-8 JSON payload. Bulk bytes never cross the socket:
-the engine's pages live in an owner-only file under /dev/shm (PageFile) that both sides use.
+Wire: frames of a 24-byte little-endian header (magic, protocol version, opcode, request id as
+two u32, payload length, reserved zero) and a UTF-8 JSON payload. Bulk bytes never cross the
+socket: the pages are a memfd this process creates, seals (F_SEAL_SHRINK | F_SEAL_GROW |
+F_SEAL_SEAL: nobody can truncate it under the Manager's mapping) and deposits on the Manager's fd
+socket over SCM_RIGHTS; both sides map it.
+
+Never blocking the scheduler: replies are read by whichever call comes next (a selector pumped
+on each call, no reader thread), so lookup() returns a Ticket at once and Ticket.poll() reads
+what has arrived without waiting: None while the lookup is pending (never a miss). Only calls
+named wait (wait, wait_layer, and the handshake and registration inside connect and
+register_pages) wait, each with a timeout. Threads may share a client: one reads at a time, the
+others see its results. Bounded: at most MAX_OUTSTANDING requests wait for replies, a reply is
+at most the Manager's maxPayload.
+
+A lost connection fails every request in flight (ConnectionLost; a pending ticket becomes
+cancelled, reason connection-lost) and the next call reconnects: handshake again with the same
+profile, the same memfd registered again. Reconnect attempts back off (RETRY_FIRST doubling to
+RETRY_MAX seconds); a call inside the back-off window raises ManagerNotReachable at once.
 """
 
+import errno
 import json
 import mmap
 import os
+import selectors
 import socket
 import struct
+import threading
+import time
+from collections.abc import Mapping
+
+try:
+    from . import _data as _package_data
+except ImportError:  # a standalone copy (benchmarks): pass socket_path
+    _package_data = None
 
 MAGIC = ${MAGIC}
 PROTOCOL_VERSION = ${PROTOCOL_VERSION}
@@ -32,32 +60,723 @@ OPCODE = {
 ${opcodes}
 }
 _HEADER = struct.Struct("<IHHIIII")
+_CHANNEL = struct.Struct("<II")
 assert _HEADER.size == HEADER_BYTES
 
+MAX_OUTSTANDING = 4096
+RETRY_FIRST = 0.05
+RETRY_MAX = 5.0
+CONNECT_TIMEOUT = 5.0
+FLAG_PENDING, FLAG_LANDED, FLAG_FAILED = 0, 1, 2
+_STATES = {"ready": "ready", "miss": "miss", "timedOut": "timed-out", "cancelled": "cancelled"}
 
-class ManagerRefused(Exception):
-    """The Manager refused the handshake or a request: carries its diagnostic code and message."""
+
+def _manager_data():
+    data = _package_data.DATA if _package_data is not None else {}
+    return data.get("manager") or None
+
+
+class ManagerError(RuntimeError):
+    """Base of the client's errors: code and message as the Manager (or the client) gave them."""
+
+    def __init__(self, message, code=None, body=None):
+        super().__init__(message)
+        self.code = code
+        self.body = body or {}
+
+
+class ManagerNotReachable(ManagerError):
+    """No Manager answers on the socket: names it and how to start one."""
+
+    def __init__(self, socket_path, reason, role=None):
+        manager = _manager_data() or {}
+        product = manager.get("product", "the")
+        text = product + " Manager not reachable"
+        if role is not None:
+            text += " for the " + str(role) + " half"
+        text += " at " + str(socket_path) + " (" + str(reason) + ")."
+        if manager:
+            text += " Start it with '" + manager["serve"] + "', or point " + manager["socketEnv"] + " to the socket it listens on."
+        super().__init__(text, "not-reachable")
+        self.socket_path = socket_path
+        self.reason = reason
+
+
+class ConnectionLost(ManagerNotReachable):
+    """The connection dropped while a request waited for its reply (the next call reconnects)."""
+
+
+class ManagerRefused(ManagerError):
+    """The Manager refused the handshake or a request: carries its diagnostic code, message and reason."""
 
     def __init__(self, body):
-        super().__init__("%s: %s" % (body.get("code"), body.get("message")))
-        self.code = body.get("code")
-        self.body = body
+        body = body if isinstance(body, dict) else {"message": str(body)}
+        super().__init__("%s: %s" % (body.get("code"), body.get("message")), body.get("code"), body)
+        self.reason = body.get("reason")
+        self.hint = body.get("hint")
 
 
-def default_socket_path(env=None):
+class ProtocolError(ManagerError):
+    """The byte stream from the Manager is not a frame stream (the connection is closed)."""
+
+
+class ClientBusy(ManagerError):
+    """MAX_OUTSTANDING requests already wait for replies: read some (poll, wait) first."""
+
+
+def default_socket_path(env=None, manager=None):
+    """The socket under the one rule: <ENV>_MANAGER_SOCKET, else $XDG_RUNTIME_DIR/<folder>/manager.sock,
+    else /tmp/<folder>-$UID/manager.sock (the same rule as the Manager's serve)."""
+    manager = manager or _manager_data()
+    if manager is None:
+        raise ValueError("this copy of the client has no package data: pass socket_path")
     env = os.environ if env is None else env
+    override = env.get(manager["socketEnv"])
+    if override:
+        return override
     runtime = env.get("XDG_RUNTIME_DIR")
     if runtime:
-        return os.path.join(runtime, "orbitkv", "manager.sock")
-    return os.path.join("/tmp", "orbitkv-%d" % os.getuid(), "manager.sock")
+        return os.path.join(runtime, manager["folder"], "manager.sock")
+    return os.path.join("/tmp", "%s-%d" % (manager["folder"], os.getuid()), "manager.sock")
 
 
 def encode_frame(opcode, request_id, payload=b"", version=PROTOCOL_VERSION):
     return _HEADER.pack(MAGIC, version, opcode, request_id & 0xFFFFFFFF, request_id >> 32, len(payload), 0) + payload
 
 
+def _json(body):
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+# -- the handshake profile -------------------------------------------------------------------
+
+def _plain(value, depth=0):
+    """A JSON value the Manager's checks read the same way as the live value (scalars, sizes, truthiness)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if depth >= 4:
+        return {"(object)": type(value).__name__}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, depth + 1) for k, v in list(value.items())[:256]}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v, depth + 1) for v in list(value)[:4096]]
+    return {"(object)": type(value).__name__}
+
+
+def _leaves(predicate, out):
+    for key in ("all", "any"):
+        if key in predicate:
+            for part in predicate[key]:
+                _leaves(part, out)
+            return
+    if "not" in predicate:
+        _leaves(predicate["not"], out)
+        return
+    out.append(predicate)
+
+
+def wire_profile(profile):
+    """The handshake profile: what the package's rejection checks read of the live profile, as JSON.
+
+    A live profile holds engine objects (vllm_config, server_args); the Manager runs the same
+    checks over JSON. Only the facts a rejection reads travel: each config path's value placed at
+    the path it resolves through (the adapter's fallback root included), and only the environment
+    variables a rejection names (the rest of the environment, secrets included, stays here).
+    Without package data (a standalone copy) the profile is sent as given.
+    """
+    if _package_data is None:
+        return profile
+    from . import rejections
+
+    data = _package_data.DATA
+    leaves = []
+    for rejection in data.get("rejections", []):
+        if rejection.get("engine") == profile.get("engine"):
+            _leaves(rejection["when"], leaves)
+    env_in = profile.get("env") or {}
+    config_in = profile.get("config") or {}
+    env, config = {}, {}
+    fallback = (data.get("profile") or {}).get("fallbackRoot")
+    for leaf in leaves:
+        if "env" in leaf:
+            if leaf["env"] in env_in and isinstance(env_in[leaf["env"]], str):
+                env[leaf["env"]] = env_in[leaf["env"]]
+            continue
+        if "config" not in leaf:
+            continue
+        path = leaf["config"]
+        value = rejections.resolve_config(config_in, path)
+        if value is rejections._ABSENT:
+            continue
+        segments = path.split(".")
+        root = config_in.get(segments[0]) if isinstance(config_in, Mapping) else None
+        if fallback and segments[0] != fallback and root is None:
+            segments = [fallback] + segments
+        node = config
+        for segment in segments[:-1]:
+            child = node.get(segment)
+            if child is None:
+                child = node[segment] = {}
+            if not isinstance(child, dict):
+                break
+            node = child
+        else:
+            last = segments[-1]
+            plain = _plain(value)
+            if isinstance(node.get(last), dict) and isinstance(plain, dict):
+                node[last].update(plain)
+            else:
+                node[last] = plain
+    return {"engine": profile.get("engine"), "version": profile.get("version"), "env": env, "config": config}
+
+
+# -- pages --------------------------------------------------------------------------------------
+
+class Registration:
+    """Pages in a sealed memfd, mapped here and by the Manager.
+
+    Layout (layer-major): page i of layer l at (l * pages + i) * page_bytes; then one flag byte per
+    page per layer, flag (l, i) at layers * pages * page_bytes + l * pages + i. A block is one page
+    across every layer (layers * page_bytes is the Manager's block size).
+    """
+
+    def __init__(self, page_bytes, pages, layers=1, seal=True, name="kv-pages"):
+        if page_bytes <= 0 or pages <= 0 or layers <= 0:
+            raise ValueError("page_bytes, pages and layers must be positive")
+        self.page_bytes, self.pages, self.layers = page_bytes, pages, layers
+        self.data_bytes = layers * pages * page_bytes
+        self.size = self.data_bytes + layers * pages
+        import fcntl
+
+        self.fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        try:
+            os.ftruncate(self.fd, self.size)
+            if seal:  # seal=False exists only to show the Manager refusing an unsealed memfd
+                fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+            self.map = mmap.mmap(self.fd, self.size)
+        except BaseException:
+            os.close(self.fd)
+            raise
+        self.buffer = memoryview(self.map)
+
+    def page(self, index, layer=0):
+        """The bytes of page index in one layer (a writable memoryview)."""
+        if not (0 <= index < self.pages and 0 <= layer < self.layers):
+            raise IndexError("page %r of layer %r is outside %d pages x %d layers" % (index, layer, self.pages, self.layers))
+        start = (layer * self.pages + index) * self.page_bytes
+        return self.buffer[start:start + self.page_bytes]
+
+    def flag(self, index, layer=0):
+        return self.map[self.data_bytes + layer * self.pages + index]
+
+    def clear_flags(self, pages):
+        for layer in range(self.layers):
+            base = self.data_bytes + layer * self.pages
+            for index in pages:
+                self.map[base + index] = FLAG_PENDING
+
+    def close(self):
+        try:
+            self.buffer.release()
+            self.map.close()
+        except (BufferError, ValueError):
+            pass  # a caller still holds a page view; the mapping goes with it
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+# -- replies, tickets, operations -------------------------------------------------------------
+
+class _Reply:
+    __slots__ = ("opcode", "payload", "error", "done", "notice", "on_notice")
+
+    def __init__(self):
+        self.opcode = None
+        self.payload = None
+        self.error = None
+        self.done = False
+        self.notice = None
+        self.on_notice = None
+
+    def body(self):
+        if self.error is not None:
+            raise self.error
+        value = json.loads(self.payload.decode("utf-8")) if self.payload else {}
+        if self.opcode in (OPCODE["error"], OPCODE["refused"]):
+            raise ManagerRefused(value)
+        return value
+
+
+class LookupResult:
+    """A lookup that left pending: state is ready, miss, timed-out or cancelled."""
+
+    __slots__ = ("state", "boundary", "tiers", "matched", "ticket", "reason")
+
+    def __init__(self, state, boundary, tiers, matched=0, ticket=None, reason=None):
+        self.state, self.boundary, self.tiers, self.matched, self.ticket, self.reason = state, boundary, tiers, matched, ticket, reason
+
+    def __repr__(self):
+        return "LookupResult(state=%r, boundary=%r, tiers=%r)" % (self.state, self.boundary, self.tiers)
+
+
+class Ticket:
+    """A lookup in flight. poll() never waits: None while pending, then its LookupResult."""
+
+    def __init__(self, client, reply, request, generation):
+        self._client, self._reply, self.request, self._generation = client, reply, request, generation
+        self._result = None
+        self.id = None
+        self.cancel_requested = False
+
+    def poll(self):
+        if self._result is None:
+            self._client._pump(0.0)
+            self._settle()
+        return self._result
+
+    def wait(self, timeout):
+        """The result, waiting up to timeout seconds; None if still pending then."""
+        deadline = time.monotonic() + timeout
+        while self.poll() is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._client._pump(min(left, 0.05))
+        return self._result
+
+    def _settle(self):
+        reply = self._reply
+        if self.id is None and reply.notice is not None:
+            self.id = reply.notice.get("ticket")
+        if not reply.done:
+            return
+        if isinstance(reply.error, ConnectionLost):
+            self._result = LookupResult("cancelled", 0, {}, reason="connection-lost", ticket=self.id)
+            return
+        body = reply.body()
+        self.id = body.get("ticket", self.id)
+        state = _STATES.get(body.get("state"), body.get("state"))
+        self._result = LookupResult(state, body.get("boundary") or 0, body.get("tiers") or {}, body.get("matched") or 0, self.id)
+
+
+class Operation:
+    """A save (or any request answered once its I/O has settled): poll() never waits."""
+
+    def __init__(self, client, reply):
+        self._client, self._reply = client, reply
+        self._result = None
+
+    def poll(self):
+        if self._result is None:
+            self._client._pump(0.0)
+            if self._reply.done:
+                self._result = self._reply.body()
+        return self._result
+
+    def done(self):
+        return self.poll() is not None
+
+    def wait(self, timeout):
+        deadline = time.monotonic() + timeout
+        while self.poll() is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._client._pump(min(left, 0.05))
+        return self._result
+
+
+class Restore(Operation):
+    """A restore into registered pages: per-layer completion read from the shared flags."""
+
+    def __init__(self, client, reply, registration, pages, ticket):
+        super().__init__(client, reply)
+        self._registration, self.pages, self.ticket = registration, list(pages), ticket
+
+    def _layer_settled(self, layer):
+        reg = self._registration
+        base = reg.data_bytes + layer * reg.pages
+        flags = reg.map
+        return all(flags[base + p] != FLAG_PENDING for p in self.pages)
+
+    def wait_layer(self, layer, timeout):
+        """True once every page of the restore has landed (or failed) in layer; False on timeout."""
+        if not 0 <= layer < self._registration.layers:
+            raise IndexError("layer %r of %d" % (layer, self._registration.layers))
+        deadline = time.monotonic() + timeout
+        pause = 20e-6
+        while True:
+            if self._layer_settled(layer) or self.done():
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._client._pump(0.0)
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 1e-3)
+
+    def failed_blocks(self):
+        """Positions (in pages) of the blocks that will not land: flagged failed, or not restored once done."""
+        reg = self._registration
+        failed = set()
+        for i, p in enumerate(self.pages):
+            for layer in range(reg.layers):
+                if reg.flag(p, layer) == FLAG_FAILED:
+                    failed.add(i)
+        result = self.poll()
+        if result is not None:
+            for i, outcome in enumerate(result.get("blocks", [])):
+                if outcome != "restored":
+                    failed.add(i)
+            for i in range(len(result.get("blocks", [])), len(self.pages)):
+                failed.add(i)
+        return sorted(failed)
+
+
+# -- the client ----------------------------------------------------------------------------------
+
+class Client:
+    """One connection to the Manager (see the module docstring). Use connect()."""
+
+    def __init__(self, profile, role, socket_path=None, name=None, connect_timeout=CONNECT_TIMEOUT):
+        self.profile = wire_profile(profile)
+        self.role = role
+        self.socket_path = socket_path or default_socket_path()
+        self.name = name or "%s-%d" % (role, os.getpid())
+        self.connect_timeout = connect_timeout
+        self.welcome = None
+        self.registration = None
+        self._state = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        self._sock = None
+        self._selector = None
+        self._buf = bytearray()
+        self._next_id = 1
+        self._waiting = {}
+        self._generation = 0
+        self._retry_at = 0.0
+        self._retry = 0.0
+        self._max_reply = 64 * 1024
+        self._closed = False
+        self._reconnect()
+
+    # connection -----------------------------------------------------------------------------
+
+    def _reconnect(self):
+        now = time.monotonic()
+        if now < self._retry_at:
+            raise ManagerNotReachable(self.socket_path, "reconnecting: next attempt in %.2f s" % (self._retry_at - now), self.role)
+        try:
+            self._open()
+            self._retry = 0.0
+        except ManagerRefused:
+            self._drop()
+            raise
+        except (OSError, ManagerNotReachable, ProtocolError) as error:
+            self._drop()
+            self._retry = min(max(self._retry * 2, RETRY_FIRST), RETRY_MAX)
+            self._retry_at = time.monotonic() + self._retry
+            if isinstance(error, ManagerNotReachable):
+                raise
+            raise ManagerNotReachable(self.socket_path, "%s: %s" % (errno.errorcode.get(getattr(error, "errno", None) or 0, type(error).__name__), error), self.role) from error
+
+    def _open(self):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        sock.settimeout(self.connect_timeout)
+        try:
+            sock.connect(self.socket_path)
+        except OSError:
+            sock.close()
+            raise
+        selector = selectors.DefaultSelector()
+        selector.register(sock, selectors.EVENT_READ)
+        with self._state:
+            self._sock, self._selector = sock, selector
+            self._buf = bytearray()
+            self._generation += 1
+        welcome = self._call("hello", {"protocol": PROTOCOL_VERSION, "profile": self.profile, "client": self.name}, self.connect_timeout, reconnect=False)
+        self.welcome = welcome
+        self._max_reply = max(int(welcome.get("maxPayload", 0)), 64 * 1024)
+        if self.registration is not None:
+            self._register(self.registration, reconnect=False)
+
+    def _drop(self):
+        with self._state:
+            sock, selector = self._sock, self._selector
+            self._sock = self._selector = None
+            waiting, self._waiting = self._waiting, {}
+        for reply in waiting.values():
+            reply.error = ConnectionLost(self.socket_path, "the connection closed", self.role)
+            reply.done = True
+        if selector is not None:
+            selector.close()
+        if sock is not None:
+            sock.close()
+
+    def _lost(self):
+        self._drop()
+        # The first attempt after a loss is immediate: a restarted Manager is usually back.
+        self._retry_at = 0.0
+
+    @property
+    def connected(self):
+        return self._sock is not None
+
+    # requests -------------------------------------------------------------------------------
+
+    def _send(self, name, body, reconnect=True):
+        if self._closed:
+            raise ManagerError("the client is closed", "closed")
+        if self._sock is None:
+            if not reconnect:
+                raise ConnectionLost(self.socket_path, "the connection closed", self.role)
+            self._reconnect()
+        payload = _json(body)
+        reply = _Reply()
+        with self._state:
+            if len(self._waiting) >= MAX_OUTSTANDING:
+                raise ClientBusy("%d requests wait for replies" % len(self._waiting), "busy")
+            request_id = self._next_id
+            self._next_id += 1
+            self._waiting[request_id] = reply
+            sock = self._sock
+        try:
+            with self._send_lock:
+                sock.sendall(encode_frame(OPCODE[name], request_id, payload))
+        except OSError:
+            self._lost()
+        return reply
+
+    def _call(self, name, body, timeout, reconnect=True):
+        """Sends one request and waits for its reply (handshake, registration, status)."""
+        reply = self._send(name, body, reconnect)
+        deadline = time.monotonic() + timeout
+        while not reply.done:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ManagerNotReachable(self.socket_path, "no reply to %s within %.1f s" % (name, timeout), self.role)
+            self._pump(min(left, 0.05))
+        return reply.body()
+
+    def _pump(self, timeout):
+        """Reads what has arrived (waiting up to timeout for the first bytes) and settles replies."""
+        if not self._read_lock.acquire(blocking=timeout > 0, timeout=timeout if timeout > 0 else -1):
+            return
+        try:
+            sock, selector = self._sock, self._selector
+            if sock is None:
+                return
+            if timeout > 0 and not selector.select(timeout):
+                return
+            fd = sock.fileno()
+            while True:
+                try:
+                    # os.read, not sock.recv: a socket with a timeout polls for that long before
+                    # any recv, MSG_DONTWAIT or not; its fd is non-blocking, so read returns at once.
+                    chunk = os.read(fd, 1 << 16)
+                except (BlockingIOError, InterruptedError):
+                    break
+                except OSError:
+                    self._lost()
+                    return
+                if not chunk:
+                    self._lost()
+                    return
+                self._buf += chunk
+                try:
+                    self._dispatch()
+                except ProtocolError:
+                    self._lost()
+                    raise
+                if len(chunk) < (1 << 16):
+                    break
+        finally:
+            self._read_lock.release()
+
+    def _dispatch(self):
+        buf = self._buf
+        at = 0
+        while len(buf) - at >= HEADER_BYTES:
+            magic, _version, opcode, lo, hi, length, reserved = _HEADER.unpack_from(buf, at)
+            if magic != MAGIC or reserved != 0 or length > self._max_reply:
+                raise ProtocolError("the Manager sent a frame with bad magic, a reserved word or %d bytes" % length, "protocol")
+            if len(buf) - at < HEADER_BYTES + length:
+                break
+            payload = bytes(buf[at + HEADER_BYTES:at + HEADER_BYTES + length])
+            at += HEADER_BYTES + length
+            request_id = (hi << 32) | lo
+            if opcode == OPCODE["lookupPending"]:
+                reply = self._waiting.get(request_id)
+                if reply is not None:
+                    reply.notice = json.loads(payload.decode("utf-8"))
+                    if reply.on_notice is not None:
+                        reply.on_notice(reply.notice)
+                continue
+            with self._state:
+                reply = self._waiting.pop(request_id, None)
+            if reply is None:
+                if request_id == 0 and opcode == OPCODE["error"]:
+                    raise ProtocolError("the Manager closed the stream: " + payload.decode("utf-8", "replace"), "frame-fault")
+                continue
+            reply.opcode, reply.payload, reply.done = opcode, payload, True
+        del buf[:at]
+
+    # the API ----------------------------------------------------------------------------------
+
+    def register_pages(self, page_bytes, pages, layers=1, timeout=10.0):
+        """Creates, seals and deposits a memfd of pages x layers pages; returns its Registration."""
+        if self.registration is not None:
+            raise ManagerError("this client registered its pages already", "pages-registered")
+        block = self.welcome.get("blockBytes")
+        if page_bytes * layers != block:
+            raise ValueError("%d layers x %d-byte pages is not the Manager's %d-byte block" % (layers, page_bytes, block))
+        registration = Registration(page_bytes, pages, layers)
+        try:
+            self._register(registration, timeout=timeout)
+        except BaseException:
+            registration.close()
+            raise
+        self.registration = registration
+        return registration
+
+    def _register(self, registration, reconnect=True, timeout=10.0):
+        self._deposit(registration.fd, timeout)
+        return self._call("registerPages", {"pageBytes": registration.page_bytes, "pages": registration.pages, "layers": registration.layers}, timeout, reconnect)
+
+    def _deposit(self, fd, timeout):
+        """Sends the memfd over SCM_RIGHTS on the fd socket the WELCOME named."""
+        info = self.welcome["fd"]
+        channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        channel.settimeout(timeout)
+        try:
+            channel.connect(info["socket"])
+            payload = _json({"session": self.welcome["session"], "token": info["token"]})
+            socket.send_fds(channel, [_CHANNEL.pack(len(payload), 1) + payload], [fd])
+            head = _recv_exact(channel, _CHANNEL.size)
+            length, _fds = _CHANNEL.unpack(head)
+            if length > 64 * 1024:
+                raise ProtocolError("the fd socket answered %d bytes" % length, "protocol")
+            answer = json.loads(_recv_exact(channel, length).decode("utf-8"))
+        except OSError as error:
+            raise ManagerNotReachable(info["socket"], "fd socket: %s" % error, self.role) from error
+        finally:
+            channel.close()
+        if not answer.get("ok"):
+            raise ManagerRefused(answer)
+
+    def lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):
+        """Opens a lookup ticket and returns at once (poll it)."""
+        body = {"namespace": namespace, "hashes": [str(h) for h in hashes], "request": str(request), "rank": rank, "worldSize": world_size, "deadlineMs": deadline_ms}
+        generation = self._generation
+        reply = self._send("lookup", body)
+        ticket = Ticket(self, reply, str(request), generation)
+        reply.on_notice = lambda notice: self._noticed(ticket, notice)
+        return ticket
+
+    def _noticed(self, ticket, notice):
+        ticket.id = notice.get("ticket")
+        if ticket.cancel_requested:
+            self._fire("cancel", {"ticket": ticket.id})
+
+    def _fire(self, name, body):
+        """A request whose reply nobody waits for (cancel, release): errors surface as nothing."""
+        try:
+            self._send(name, body, reconnect=False)
+        except ManagerNotReachable:
+            pass
+
+    def cancel(self, ticket):
+        """Cancels a pending lookup (or the restore that consumes it); never waits."""
+        target = ticket.ticket if isinstance(ticket, Restore) else ticket
+        if isinstance(target, Ticket):
+            target.poll()
+            if target._generation != self._generation:
+                return
+            if target.id is None:
+                target.cancel_requested = True
+                return
+            self._fire("cancel", {"ticket": target.id})
+            return
+        self._fire("cancel", {"ticket": int(target)})
+
+    def release(self, ticket):
+        """Gives back a ready ticket's leases (the scheduler did not select it); never waits."""
+        if isinstance(ticket, Ticket):
+            result = ticket.poll()
+            if ticket._generation != self._generation or result is None or ticket.id is None:
+                if result is None:
+                    ticket.cancel_requested = True
+                return
+            self._fire("release", {"ticket": ticket.id})
+            return
+        self._fire("release", {"ticket": int(ticket)})
+
+    def restore(self, ticket, pages):
+        """Restores a ready ticket's first len(pages) blocks into pages; per-layer waits on the result."""
+        if self.registration is None:
+            raise ManagerError("register pages before restoring", "no-pages")
+        result = ticket.poll() if isinstance(ticket, Ticket) else None
+        if isinstance(ticket, Ticket) and (result is None or result.state != "ready"):
+            raise ManagerError("the ticket is %s, not ready" % ("pending" if result is None else result.state), "ticket-not-ready")
+        ticket_id = ticket.id if isinstance(ticket, Ticket) else int(ticket)
+        pages = list(pages)
+        # Cleared before asking: no flag left from an earlier restore reads as landed.
+        self.registration.clear_flags(pages)
+        reply = self._send("restore", {"ticket": ticket_id, "pages": pages})
+        return Restore(self, reply, self.registration, pages, ticket)
+
+    def save(self, namespace, hashes, pages, request=None):
+        """Saves the blocks in pages under their hashes; poll() or wait() for {state, blocks}."""
+        body = {"namespace": namespace, "hashes": [str(h) for h in hashes], "pages": list(pages)}
+        if request is not None:
+            body["request"] = str(request)
+        return Operation(self, self._send("save", body))
+
+    def status(self, timeout=5.0):
+        return self._call("status", {}, timeout)
+
+    def echo(self, body, timeout=5.0):
+        return self._call("echo", body, timeout)
+
+    def close(self):
+        """Closes the connection and unmaps the pages (the Manager drains this session's I/O first)."""
+        self._closed = True
+        self._drop()
+        if self.registration is not None:
+            self.registration.close()
+            self.registration = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _recv_exact(sock, count):
+    data = bytearray()
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise ConnectionResetError(errno.ECONNRESET, "the fd socket closed")
+        data += chunk
+    return bytes(data)
+
+
+def connect(profile, role, socket_path=None, name=None, connect_timeout=CONNECT_TIMEOUT):
+    """A connected, handshaken client; raises ManagerNotReachable or ManagerRefused."""
+    return Client(profile, role, socket_path, name, connect_timeout)
+
+
 class Connection:
-    """One connection to the Manager; requests are answered in order of their ids."""
+    """The bare protocol core (benchmarks): one blocking request at a time, no profile projection."""
 
     def __init__(self, path=None, timeout=30.0):
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -79,30 +798,30 @@ class Connection:
     def _recv_frame(self):
         while True:
             if len(self._buf) >= HEADER_BYTES:
-                magic, version, opcode, lo, hi, length, reserved = _HEADER.unpack_from(self._buf)
+                magic, _version, opcode, lo, hi, length, reserved = _HEADER.unpack_from(self._buf)
                 if magic != MAGIC or reserved != 0:
-                    raise ConnectionError("the Manager sent a frame with bad magic")
+                    raise ProtocolError("the Manager sent a frame with bad magic", "protocol")
                 if len(self._buf) >= HEADER_BYTES + length:
                     payload = bytes(self._buf[HEADER_BYTES:HEADER_BYTES + length])
                     del self._buf[:HEADER_BYTES + length]
                     return opcode, (hi << 32) | lo, payload
             chunk = self._sock.recv(1 << 16)
             if not chunk:
-                raise ConnectionError("the Manager closed the connection")
+                raise ConnectionLost("(socket)", "the Manager closed the connection")
             self._buf += chunk
 
     def request_raw(self, opcode, payload=b""):
-        """Sends one frame and returns (opcode, payload bytes) of its reply."""
+        """Sends one frame and returns (opcode, payload bytes) of its final reply."""
         request_id = self._next
         self._next += 1
         self._sock.sendall(encode_frame(opcode, request_id, payload))
         while True:
             reply_opcode, reply_id, reply = self._recv_frame()
-            if reply_id == request_id:
+            if reply_id == request_id and reply_opcode != OPCODE["lookupPending"]:
                 return reply_opcode, reply
 
     def request(self, name, body):
-        opcode, payload = self.request_raw(OPCODE[name], json.dumps(body, separators=(",", ":")).encode("utf-8"))
+        opcode, payload = self.request_raw(OPCODE[name], _json(body))
         value = json.loads(payload.decode("utf-8")) if payload else {}
         if opcode in (OPCODE["error"], OPCODE["refused"]):
             raise ManagerRefused(value)
@@ -113,59 +832,6 @@ class Connection:
         self.session = welcome["session"]
         return welcome
 
-    def register_pages(self, pages):
-        return self.request("registerPages", {"path": pages.path, "pageBytes": pages.page_bytes, "pages": pages.pages, "flagsOffset": pages.flags_offset})
-
-    def lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):
-        return self.request("lookup", {"namespace": namespace, "hashes": list(hashes), "request": request, "rank": rank, "worldSize": world_size, "deadlineMs": deadline_ms})
-
-    def save(self, namespace, hashes, pages):
-        return self.request("save", {"namespace": namespace, "hashes": list(hashes), "pages": list(pages)})
-
-    def restore(self, ticket, pages):
-        return self.request("restore", {"ticket": ticket, "pages": list(pages)})
-
-    def release(self, ticket):
-        return self.request("release", {"ticket": ticket})
-
-    def cancel(self, ticket):
-        return self.request("cancel", {"ticket": ticket})
-
     def echo(self, body):
         return self.request("echo", body)
-
-
-class PageFile:
-    """Pages in an owner-only (0600) file under /dev/shm, mapped here and opened by the Manager.
-
-    Layout: pages x page_bytes of page data, then one completion-flag byte per page (the Manager
-    sets it to 1 when a restore's bytes have landed in that page).
-    """
-
-    def __init__(self, pages, page_bytes, path=None):
-        self.pages = pages
-        self.page_bytes = page_bytes
-        self.flags_offset = pages * page_bytes
-        self.path = path or "/dev/shm/orbitkv-pages-%d-%s" % (os.getpid(), os.urandom(6).hex())
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            os.ftruncate(fd, self.flags_offset + pages)
-            self.map = mmap.mmap(fd, self.flags_offset + pages)
-        finally:
-            os.close(fd)
-
-    def page(self, index):
-        start = index * self.page_bytes
-        return memoryview(self.map)[start:start + self.page_bytes]
-
-    def flag(self, index):
-        return self.map[self.flags_offset + index]
-
-    def close(self, unlink=True):
-        self.map.close()
-        if unlink:
-            try:
-                os.unlink(self.path)
-            except FileNotFoundError:
-                pass
 `;

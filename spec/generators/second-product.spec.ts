@@ -46,7 +46,8 @@ describe('a second product registry (spec/fixtures/tessera): validate, generate,
     const sglang = plan.packages.find((p) => p.engine.name === 'sglang')!;
     assert.equal((sglang.data.template as { style: string }).style, 'hicache-storage');
     assert.deepEqual(Object.keys(sglang.modules).sort(), ['admission.py', 'hooks.py', 'plugin.py', 'selection.py', 'storage.py']);
-    assert.match(readFileSync(join(out, 'tessera-sglang', 'tessera_sglang', 'manager.py'), 'utf8'), /"_MANAGER_SOCKET"/);
+    assert.deepEqual((sglang.data.manager as { socketEnv: string; folder: string; serve: string }), { product: 'Tessera', socketEnv: 'TSR_MANAGER_SOCKET', folder: 'tessera', serve: 'tessera serve' });
+    assert.match(readFileSync(join(out, 'tessera-sglang', 'tessera_sglang', 'manager.py'), 'utf8'), /_data\.DATA\["manager"\]\["socketEnv"\]/);
     // vLLM turns its hybrid KV cache manager off itself for a connector without SupportsHMA: no flag is required.
     const vllmReadme = readFileSync(join(out, 'tessera-vllm', 'README.md'), 'utf8');
     assert.match(vllmReadme, /turns its hybrid KV cache manager off by itself for a connector that does not implement `SupportsHMA`/);

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
 import { NS, blockBytes, engineClient, lookupBody, pageFile, startManager, tempDir, type ManagerProcess } from './support.js';
@@ -132,21 +133,34 @@ describe('runtime: a real Manager process (DRAM and SSD tiers)', function () {
     await c.close();
   });
 
-  it('refuses page files that are not owner-only or not this user\'s', async () => {
-    const c = await ManagerClient.connect(m.socket);
+  it('refuses pages that are not a deposited, sealed memfd of the block size, each with its code', async () => {
     const { acceptedProfile } = await import('./support.js');
+    const { openSync, closeSync } = await import('node:fs');
+    const c = await ManagerClient.connect(m.socket);
     await c.hello(acceptedProfile());
-    const open = pageFile(1, BLOCK, 0o644);
-    const r = await c.request(OPCODE.registerPages, { path: open.path, pageBytes: BLOCK, pages: 1, flagsOffset: open.flagsOffset });
-    assert.equal(r.body.code, 'OKV7108');
-    const { chownSync } = await import('node:fs');
-    const other = pageFile(1, BLOCK);
-    if (process.getuid?.() === 0) {
-      chownSync(other.path, 65534, 65534);
-      const r2 = await c.request(OPCODE.registerPages, { path: other.path, pageBytes: BLOCK, pages: 1, flagsOffset: other.flagsOffset });
-      assert.equal(r2.body.code, 'OKV7108');
-      assert.match(String(r2.body.message), /not-owner/);
+    const byPath = await c.request(OPCODE.registerPages, { path: '/dev/shm/x', pageBytes: BLOCK, pages: 1, flagsOffset: BLOCK });
+    assert.equal(byPath.body.code, 'OKV7105', 'a /dev/shm path is no longer a registration');
+    const none = await c.request(OPCODE.registerPages, { pageBytes: BLOCK, pages: 1, layers: 1 });
+    assert.equal(none.body.code, 'OKV7108');
+    assert.match(String(none.body.message), /no-fd/);
+    const wrongToken = await c.deposit(pageFile(1, BLOCK).fd, 'f'.repeat(32));
+    assert.equal(wrongToken.code, 'OKV7112');
+    assert.equal(wrongToken.reason, 'unknown-session');
+    const plain = openSync(join(tempDir('plain'), 'pages'), 'w+', 0o600);
+    try {
+      const notMemfd = await c.registerMemfd(plain, { pageBytes: BLOCK, pages: 1, layers: 1 });
+      assert.equal(notMemfd.body.code, 'OKV7108');
+      assert.match(String(notMemfd.body.message), /not-memfd/);
+    } finally {
+      closeSync(plain);
     }
+    const small = pageFile(1, BLOCK / 2);
+    const wrongSize = await c.registerMemfd(small.fd, { pageBytes: BLOCK / 2, pages: 1, layers: 1 });
+    assert.equal(wrongSize.body.code, 'OKV7108');
+    assert.match(String(wrongSize.body.message), /page-size/);
+    const layered = pageFile(2, BLOCK / 4, 4);
+    const ok = await c.registerMemfd(layered.fd, { pageBytes: BLOCK / 4, pages: 2, layers: 4 });
+    assert.equal(ok.opcode, OPCODE.pagesRegistered, JSON.stringify(ok.body));
     await c.close();
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, truncateSync } from 'node:fs';
+import { ftruncateSync, readFileSync } from 'node:fs';
 import { ManagerClient, OPCODE, encodeFrame } from '../../engine/runtime/index.js';
 import { NS, acceptedProfile, blockBytes, engineClient, lookupBody, pageFile, startManager, type ManagerProcess } from './support.js';
 
@@ -128,30 +128,25 @@ describe('runtime: a refused lookup in the request history', function () {
   });
 });
 
-describe('runtime: an engine that truncates its registered pages', function () {
+describe('runtime: an engine that tries to truncate its registered pages', function () {
   this.timeout(60_000);
 
-  it('a save and a restore from truncated pages fail for that request; the Manager keeps serving (no SIGBUS)', async () => {
+  it('cannot (the memfd is sealed: ftruncate is EPERM), so saves and restores from its pages go on (no SIGBUS)', async () => {
     const BLOCK = 64 * 1024;
     const m = await startManager(['--dram', '256k', '--block-size', '64k']);
     try {
       const pages = pageFile(2, BLOCK);
       const c = await engineClient(m, pages, 2, BLOCK);
       pages.write(0, blockBytes('keep', BLOCK));
+      assert.throws(() => ftruncateSync(pages.fd, 0), (e: NodeJS.ErrnoException) => e.code === 'EPERM');
       const kept = await c.request(OPCODE.save, { namespace: NS, hashes: ['keep'], pages: [0] });
       assert.deepEqual(kept.body.blocks, ['stored']);
       const t = await c.request(OPCODE.lookup, lookupBody(['keep']));
-      truncateSync(pages.path, 0);
-      const saved = await c.request(OPCODE.save, { namespace: NS, hashes: ['gone'], pages: [1] });
+      const restored = await c.request(OPCODE.restore, { ticket: t.body.ticket, pages: [1] });
+      assert.deepEqual(restored.body.blocks, ['restored'], JSON.stringify(restored.body));
+      assert.ok(pages.read(1).equals(blockBytes('keep', BLOCK)));
       assert.equal(m.child.exitCode, null, m.stderr().slice(-2000));
-      assert.deepEqual(saved.body.blocks, ['page-read-failed'], JSON.stringify(saved.body));
-      const restored = await c.request(OPCODE.restore, { ticket: t.body.ticket, pages: [0] });
-      assert.equal(m.child.exitCode, null, m.stderr().slice(-2000));
-      assert.notEqual((restored.body.blocks as string[] | undefined)?.[0], 'restored', JSON.stringify(restored.body));
       await c.close();
-      const good = await ManagerClient.connect(m.socket);
-      assert.equal((await good.hello(acceptedProfile())).opcode, OPCODE.welcome);
-      await good.close();
     } finally {
       if (m.child.exitCode === null) await m.stop();
     }

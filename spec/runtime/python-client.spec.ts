@@ -1,77 +1,235 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CLIENT_PY } from '../../generators/client/index.js';
+import { generatedOnce } from '../generators/support.js';
 import { NS, acceptedProfile, startManager, tempDir, type ManagerProcess } from './support.js';
 
-const SCRIPT = String.raw`
-import json, sys
+/**
+ * The client the adapter packages ship (`<package>/_client.py`), run by python3 children
+ * against a real Manager process: the generated vLLM package is imported as it is installed.
+ */
+const PRELUDE = String.raw`
+import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
-import orbitkv_client as okv
+from orbitkv_vllm import _client, manager
 sock, profile, ns = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
 out = {}
-with okv.Connection(sock) as c:
-    out["welcome"] = c.hello(profile, client="py-spec")
-    pages = okv.PageFile(4, out["welcome"]["blockBytes"])
-    try:
-        c.register_pages(pages)
-        for i in range(2):
-            pages.page(i)[:] = bytes([65 + i]) * pages.page_bytes
-        out["save"] = c.save(ns, ["p0", "p1"], [0, 1])
-        t = c.lookup(ns, ["p0", "p1", "p2"], "py-req")
-        out["lookup"] = t
-        out["restore"] = c.restore(t["ticket"], [2, 3])
-        out["bytes"] = [bytes(pages.page(2)[:4]).decode(), bytes(pages.page(3)[:4]).decode()]
-        out["flags"] = [pages.flag(2), pages.flag(3)]
-        out["echo"] = c.echo({"x": [1, "é"]})
-        try:
-            c.restore(t["ticket"], [0])
-        except okv.ManagerRefused as e:
-            out["refused"] = e.code
-    finally:
-        pages.close()
-try:
-    okv.Connection(sock).hello({"engine": "vllm"})
-except okv.ManagerRefused as e:
-    out["malformed"] = e.code
-print(json.dumps(out))
+def done():
+    print(json.dumps(out))
 `;
 
-describe('generators/client: the Python protocol core against a real Manager', function () {
-  this.timeout(60_000);
+function runPython(body: string, m: ManagerProcess | { socket: string }, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Record<string, unknown> {
+  const root = join(generatedOnce(), 'orbitkv-vllm');
+  const r = spawnSync('python3', ['-I', '-c', PRELUDE + body, root, m.socket, JSON.stringify(acceptedProfile()), JSON.stringify(NS), ...extra], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+  assert.equal(r.status, 0, `${r.stderr}\n${r.stdout}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+describe('generators/client: the shipped Python client against a real Manager', function () {
+  this.timeout(120_000);
   let m: ManagerProcess;
   before(async () => {
-    m = await startManager(['--dram', '256k', '--block-size', '64k']);
+    m = await startManager(['--dram', '1m', '--block-size', '64k']);
   });
   after(async () => {
     if (m.child.exitCode === null) await m.stop();
   });
 
-  it('handshakes, registers /dev/shm pages, saves, looks up, restores with flags; refusals raise with their code', () => {
-    const dir = tempDir('py');
-    writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);
-    const r = spawnSync('python3', ['-I', '-c', SCRIPT, dir, m.socket, JSON.stringify(acceptedProfile()), JSON.stringify(NS)], { encoding: 'utf8', timeout: 30_000 });
-    assert.equal(r.status, 0, r.stderr);
-    const out = JSON.parse(r.stdout) as Record<string, { [k: string]: unknown }>;
-    assert.equal(out.welcome!.blockBytes, 65536);
-    assert.deepEqual(out.save!.blocks, ['stored', 'stored']);
-    assert.equal(out.lookup!.boundary, 2);
-    assert.equal(out.restore!.state, 'done');
-    assert.deepEqual(out.bytes, ['AAAA', 'BBBB']);
-    assert.deepEqual(out.flags, [1, 1]);
-    assert.deepEqual(out.echo, { x: [1, 'é'] });
-    assert.equal(out.refused, 'OKV7107');
-    assert.equal(out.malformed, 'OKV7102');
+  it('registers a sealed memfd of 4 layers, saves, looks up, restores: every layer lands, bytes restored equal bytes saved', () => {
+    const out = runPython(String.raw`
+c = _client.connect(profile, "worker", socket_path=sock, name="py-spec")
+reg = c.register_pages(16384, 6, 4)
+for block in range(2):
+    for layer in range(4):
+        reg.page(block, layer)[:] = bytes([65 + block * 4 + layer]) * 16384
+out["save"] = c.save(ns, ["b0", "b1"], [0, 1]).wait(10)
+t = c.lookup(ns, ["b0", "b1", "b2"], "py-req")
+res = t.wait(5)
+out["lookup"] = [res.state, res.boundary, res.tiers]
+reg.page(4, 2)[:] = b"\xff" * 16384
+r = c.restore(t, [4, 5])
+out["layers"] = [r.wait_layer(layer, 5) for layer in range(4)]
+out["restore"] = r.wait(5)
+out["same"] = all(bytes(reg.page(4 + b, l)) == bytes(reg.page(b, l)) for b in range(2) for l in range(4))
+out["flags"] = [reg.flag(4 + b, l) for b in range(2) for l in range(4)]
+out["failed"] = r.failed_blocks()
+c.close()
+done()
+`, m);
+    assert.deepEqual((out.save as { blocks: string[] }).blocks, ['stored', 'stored']);
+    assert.deepEqual(out.lookup, ['ready', 2, { dram: 2, ssd: 0 }]);
+    assert.deepEqual(out.layers, [true, true, true, true]);
+    assert.equal((out.restore as { state: string }).state, 'done');
+    assert.equal(out.same, true);
+    assert.deepEqual(out.flags, [1, 1, 1, 1, 1, 1, 1, 1]);
+    assert.deepEqual(out.failed, []);
+  });
+
+  it('a pending lookup polls None (never a miss) until the other rank reports; both get the smaller boundary', () => {
+    const out = runPython(String.raw`
+a = _client.connect(profile, "rank0", socket_path=sock)
+b = _client.connect(profile, "rank1", socket_path=sock)
+ra = a.register_pages(65536, 2, 1)
+ra.page(0)[:] = b"x" * 65536
+ra.page(1)[:] = b"y" * 65536
+a.save(ns, ["p0", "p1"], [0, 1]).wait(10)
+t0 = a.lookup(ns, ["p0", "p1"], "two-ranks", rank=0, world_size=2, deadline_ms=20000)
+polls = []
+start = time.monotonic()
+while time.monotonic() - start < 0.6:
+    polls.append(t0.poll())
+    time.sleep(0.01)
+out["pending"] = sorted(set(repr(p) for p in polls))
+out["id_known"] = t0.id is not None
+t1 = b.lookup(ns, ["p0"], "two-ranks", rank=1, world_size=2, deadline_ms=20000)
+r0, r1 = t0.wait(5), t1.wait(5)
+out["results"] = [[r0.state, r0.boundary], [r1.state, r1.boundary]]
+a.release(t0); b.release(t1)
+a.close(); b.close()
+done()
+`, m);
+    assert.deepEqual(out.pending, ['None']);
+    assert.equal(out.id_known, true, 'the LOOKUP_PENDING notice named the ticket');
+    assert.deepEqual(out.results, [['ready', 1], ['ready', 1]]);
+  });
+
+  it('cancel of a pending lookup and a deadline give cancelled and timed-out, never a miss', () => {
+    const out = runPython(String.raw`
+c = _client.connect(profile, "scheduler", socket_path=sock)
+t = c.lookup(ns, ["q"], "cancel-me", rank=0, world_size=2, deadline_ms=20000)
+out["before"] = repr(t.poll())
+c.cancel(t)
+out["cancelled"] = t.wait(5).state
+late = c.lookup(ns, ["q"], "time-me-out", rank=0, world_size=2, deadline_ms=300)
+out["timed"] = late.wait(5).state
+c.close()
+done()
+`, m);
+    assert.equal(out.before, 'None');
+    assert.equal(out.cancelled, 'cancelled');
+    assert.equal(out.timed, 'timed-out');
+  });
+
+  it('a rejected profile raises ManagerRefused with the Manager code; a missing Manager names the socket and the serve command', () => {
+    const out = runPython(String.raw`
+bad = dict(profile, version="0.0.1")
+try:
+    _client.connect(bad, "scheduler", socket_path=sock)
+except _client.ManagerRefused as e:
+    out["refused"] = [e.code, e.reason]
+try:
+    manager.connect("worker")
+except manager.ManagerNotReachable as e:
+    out["absent"] = str(e)
+done()
+`, m, [], { ORBITKV_MANAGER_SOCKET: join(tempDir('nomanager'), 'none.sock') });
+    assert.deepEqual(out.refused, ['OKV7103', 'rejected-profile']);
+    assert.match(String(out.absent), /^OrbitKV Manager not reachable for the worker half at \/.*none\.sock \(.*\)\. Start it with 'orbitkv serve', or point ORBITKV_MANAGER_SOCKET/);
+  });
+
+  it('an unsealed memfd is refused OKV7108 (not-sealed): its owner could truncate it under the Manager', () => {
+    const out = runPython(String.raw`
+c = _client.connect(profile, "worker", socket_path=sock)
+reg = _client.Registration(65536, 2, 1, seal=False)
+try:
+    c._register(reg)
+except _client.ManagerRefused as e:
+    out["refused"] = [e.code, e.body.get("message")]
+os.ftruncate(reg.fd, 0)
+out["echo"] = c.echo({"still": "served"})
+sealed = _client.Registration(65536, 1, 1)
+try:
+    os.ftruncate(sealed.fd, 0)
+except PermissionError:
+    out["sealed"] = "EPERM"
+c.close()
+done()
+`, m);
+    const [code, message] = out.refused as [string, string];
+    assert.equal(code, 'OKV7108');
+    assert.match(message, /not-sealed/);
+    assert.deepEqual(out.echo, { still: 'served' });
+    assert.equal(out.sealed, 'EPERM', 'a sealed memfd cannot be truncated at all');
   });
 
   it('imports with the standard library only and opens nothing at import', () => {
-    const dir = tempDir('py-import');
-    writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);
-    const script = `import sys, json; sys.path.insert(0, sys.argv[1]); before = set(sys.modules); import orbitkv_client; new = set(m.split('.')[0] for m in set(sys.modules) - before); print(json.dumps(sorted(n for n in new if n not in sys.stdlib_module_names and n != 'orbitkv_client')))`;
-    const r = spawnSync('python3', ['-I', '-c', script, dir], { encoding: 'utf8' });
+    const root = join(generatedOnce(), 'orbitkv-vllm');
+    const script = `import sys, json; sys.path.insert(0, sys.argv[1]); before = set(sys.modules); import orbitkv_vllm._client, orbitkv_vllm.manager; new = set(m.split('.')[0] for m in set(sys.modules) - before); print(json.dumps(sorted(n for n in new if n not in sys.stdlib_module_names and n != 'orbitkv_vllm')))`;
+    const r = spawnSync('python3', ['-I', '-c', script, root], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    const extra = JSON.parse(r.stdout) as string[];
-    assert.deepEqual(extra, []);
+    assert.deepEqual(JSON.parse(r.stdout) as string[], []);
+  });
+});
+
+describe('generators/client: reconnecting to a restarted Manager', function () {
+  this.timeout(120_000);
+
+  it('fails the request in flight, backs off, then reconnects, handshakes and registers the same memfd again', async () => {
+    const dir = join(tempDir('reconnect'), 'run');
+    let m = await startManager(['--dram', '1m', '--block-size', '64k'], { socketDir: dir });
+    const root = join(generatedOnce(), 'orbitkv-vllm');
+    const script = PRELUDE + String.raw`
+c = _client.connect(profile, "worker", socket_path=sock)
+reg = c.register_pages(65536, 2, 1)
+reg.page(0)[:] = b"r" * 65536
+print(json.dumps({"ready": c.save(ns, ["before"], [0]).wait(10)["blocks"]}), flush=True)
+sys.stdin.readline()
+t = c.lookup(ns, ["before"], "after-restart")
+lost = t.wait(2)
+out["lost"] = [lost.state, lost.reason]
+try:
+    c.lookup(ns, ["x"], "again")
+except _client.ManagerNotReachable as e:
+    out["backoff"] = type(e).__name__
+sys.stdout.write(json.dumps({"waiting": True}) + "\n"); sys.stdout.flush()
+sys.stdin.readline()
+deadline = time.monotonic() + 20
+while True:
+    try:
+        s = c.save(ns, ["after"], [0]).wait(10)
+        break
+    except _client.ManagerNotReachable:
+        if time.monotonic() > deadline:
+            raise
+        time.sleep(0.05)
+out["saved"] = s["blocks"]
+t = c.lookup(ns, ["after"], "r2")
+out["lookup"] = t.wait(5).state
+r = c.restore(t, [1])
+out["restored"] = r.wait(5)["state"]
+out["same"] = bytes(reg.page(1)) == bytes(reg.page(0))
+c.close()
+done()
+`;
+    const child = spawn('python3', ['-I', '-c', script, root, m.socket, JSON.stringify(acceptedProfile()), JSON.stringify(NS)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const line = (n: number) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => (stdout.split('\n').length > n ? resolve() : undefined);
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          check();
+        });
+        child.once('exit', () => reject(new Error(`python exited: ${stderr}`)));
+        check();
+      });
+    await line(1);
+    await m.kill9();
+    child.stdin.write('\n');
+    await line(2);
+    m = await startManager(['--dram', '1m', '--block-size', '64k'], { socketDir: dir });
+    child.stdin.write('\n');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await m.stop();
+    assert.equal(code, 0, stderr);
+    const out = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+    assert.deepEqual(out.lost, ['cancelled', 'connection-lost']);
+    assert.equal(out.backoff, 'ManagerNotReachable');
+    assert.deepEqual(out.saved, ['stored']);
+    assert.equal(out.lookup, 'ready');
+    assert.equal(out.restored, 'done');
+    assert.equal(out.same, true);
   });
 });

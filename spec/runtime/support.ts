@@ -1,13 +1,14 @@
 /**
  * Real Manager processes for the runtime specs: `orbitkv serve` spawned with tsx, its JSON
- * log lines collected, plus owner-only page files under /dev/shm and profiles the embedded
+ * log lines collected, plus pages in sealed memfds and profiles the embedded
  * registry accepts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, readdirSync, openSync, readFileSync, rmSync, writeSync, readSync, existsSync } from 'node:fs';
+import { closeSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
+import { createMemfd, mapShared, unmapShared } from '../../native/index.js';
 
 export const REPO = join(import.meta.dirname, '..', '..');
 const MAIN = join(REPO, 'engine', 'cli', 'main.ts');
@@ -87,37 +88,38 @@ export function startManager(flags: string[], options: { socketDir?: string; env
   });
 }
 
-/** An owner-only page file of `pages` pages of `pageBytes` then one flag byte per page. */
-export function pageFile(pages: number, pageBytes: number, mode = 0o600): { path: string; flagsOffset: number; write(page: number, bytes: Buffer): void; read(page: number): Buffer; flag(page: number): number } {
-  const path = join('/dev/shm', `okv-spec-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  const fd = openSync(path, 'w+', mode);
-  const flagsOffset = pages * pageBytes;
-  writeSync(fd, Buffer.alloc(1), 0, 1, flagsOffset + pages - 1);
-  closeSync(fd);
-  cleanups.push(() => existsSync(path) && rmSync(path));
-  const at = (page: number) => page * pageBytes;
+/** Registered pages for a spec: a sealed memfd (native createMemfd) mapped here, one layer unless told. */
+export interface SpecPages {
+  fd: number;
+  pages: number;
+  pageBytes: number;
+  layers: number;
+  write(page: number, bytes: Buffer, layer?: number): void;
+  read(page: number, layer?: number): Buffer;
+  flag(page: number, layer?: number): number;
+  setFlag(page: number, value: number, layer?: number): void;
+}
+
+/** Pages in a sealed memfd, `layers` x `pages` pages of `pageBytes` then one flag byte per page per layer. */
+export function pageFile(pages: number, pageBytes: number, layers = 1): SpecPages {
+  const size = layers * pages * (pageBytes + 1);
+  const fd = createMemfd('okv-spec-pages', size);
+  const view = Buffer.from(mapShared(fd, size));
+  cleanups.push(() => {
+    unmapShared(view.buffer as ArrayBuffer);
+    closeSync(fd);
+  });
+  const at = (page: number, layer: number) => (layer * pages + page) * pageBytes;
+  const flagAt = (page: number, layer: number) => layers * pages * pageBytes + layer * pages + page;
   return {
-    path,
-    flagsOffset,
-    write(page, bytes) {
-      const f = openSync(path, 'r+');
-      writeSync(f, bytes, 0, bytes.length, at(page));
-      closeSync(f);
-    },
-    read(page) {
-      const f = openSync(path, 'r');
-      const b = Buffer.alloc(pageBytes);
-      readSync(f, b, 0, pageBytes, at(page));
-      closeSync(f);
-      return b;
-    },
-    flag(page) {
-      const f = openSync(path, 'r');
-      const b = Buffer.alloc(1);
-      readSync(f, b, 0, 1, flagsOffset + page);
-      closeSync(f);
-      return b[0]!;
-    },
+    fd,
+    pages,
+    pageBytes,
+    layers,
+    write: (page, bytes, layer = 0) => void bytes.copy(view, at(page, layer), 0, pageBytes),
+    read: (page, layer = 0) => Buffer.from(view.subarray(at(page, layer), at(page, layer) + pageBytes)),
+    flag: (page, layer = 0) => view[flagAt(page, layer)]!,
+    setFlag: (page, value, layer = 0) => void (view[flagAt(page, layer)] = value),
   };
 }
 
@@ -128,12 +130,12 @@ export function blockBytes(label: string, size: number): Buffer {
 
 export const NS = { model: 'Qwen/Qwen3-8B', layout: 'vllm:flash-attn:bf16', blockSize: 16 };
 
-/** A connected, accepted client with pages registered. */
-export async function engineClient(m: ManagerProcess, pages: ReturnType<typeof pageFile>, count: number, size: number): Promise<ManagerClient> {
+/** A connected, accepted client with pages registered (the memfd deposited on the fd socket). */
+export async function engineClient(m: ManagerProcess, pages: SpecPages, count: number, size: number): Promise<ManagerClient> {
   const c = await ManagerClient.connect(m.socket);
   const w = await c.hello(acceptedProfile(), { client: 'spec' });
   if (w.opcode !== OPCODE.welcome) throw new Error(`handshake refused: ${JSON.stringify(w.body)}`);
-  const r = await c.request(OPCODE.registerPages, { path: pages.path, pageBytes: size, pages: count, flagsOffset: pages.flagsOffset });
+  const r = await c.registerMemfd(pages.fd, { pageBytes: size / pages.layers, pages: count, layers: pages.layers });
   if (r.opcode !== OPCODE.pagesRegistered) throw new Error(`pages refused: ${JSON.stringify(r.body)}`);
   return c;
 }

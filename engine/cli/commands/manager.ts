@@ -1,11 +1,12 @@
-import { resolve } from 'node:path';
 import { parseCommandLine } from '../args.js';
+import { managerSocket } from '../manager-socket.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
-const USAGE = `usage: orbitkv manager status [--socket PATH] [--format text|json]
+const USAGE = `usage: orbitkv manager status [--socket PATH] [--registry DIR] [--format text|json]
 
 Asks a running Manager how it stands: tiers' use, sessions, operations in flight, hits by tier.
-  --socket PATH  the Manager's socket (default: as \`orbitkv serve\`)
+  --socket PATH  the Manager's socket (default: as \`orbitkv serve\`, from the registry's product)
+  --registry DIR the registry whose product names that default (default ./contracts, else the embedded one)
   --format FMT   text (default) or json
 Exit status: 0 answered, 1 no Manager answers, 2 usage.
 `;
@@ -14,7 +15,7 @@ export const command: CommandModule = {
   name: 'manager',
   summary: 'ask a running Manager how it stands (`manager status`)',
   async run(argv: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandLine('manager', argv, { socket: { type: 'string' }, format: { type: 'string' } }, true);
+    const { values, positionals } = parseCommandLine('manager', argv, { socket: { type: 'string' }, registry: { type: 'string' }, format: { type: 'string' } }, true);
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;
@@ -23,8 +24,8 @@ export const command: CommandModule = {
     const format = values.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw new UsageError(`unknown format '${format}'`, 'use --format text or --format json');
     const { askManager } = await import('../../runtime/client/index.js');
-    const { defaultSocketPath, formatSize } = await import('../../runtime/index.js');
-    const socket = values.socket !== undefined ? resolve(io.cwd, values.socket) : defaultSocketPath(io.env);
+    const { formatSize } = await import('../../runtime/index.js');
+    const socket = (await managerSocket(io, values.socket, values.registry)).path;
     const answer = await askManager(socket, 'status', {});
     if ('diagnostic' in answer) {
       const { formatDiagnostics } = await import('../../diagnostics/index.js');

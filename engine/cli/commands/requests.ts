@@ -1,8 +1,8 @@
-import { resolve } from 'node:path';
 import { parseCommandLine } from '../args.js';
+import { managerSocket } from '../manager-socket.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
-const USAGE = `usage: orbitkv requests [--request ID] [--limit N] [--socket PATH] [--format text|json]
+const USAGE = `usage: orbitkv requests [--request ID] [--limit N] [--socket PATH] [--registry DIR] [--format text|json]
 
 Prints the Manager's lookup records, newest first: what matched, from which tier, and why the
 rest missed (absent, evicted when, pending, lease expired, timed out, cancelled, profile
@@ -10,7 +10,8 @@ rejected at the handshake (ticket 0, the client name as the request), beyond the
 boundary another rank agreed).
   --request ID   only one engine request's lookups (every rank)
   --limit N      at most N records (default 50)
-  --socket PATH  the Manager's socket (default: as \`orbitkv serve\`)
+  --socket PATH  the Manager's socket (default: as \`orbitkv serve\`, from the registry's product)
+  --registry DIR the registry whose product names that default (default ./contracts, else the embedded one)
   --format FMT   text (default) or json
 `;
 
@@ -18,7 +19,7 @@ export const command: CommandModule = {
   name: 'requests',
   summary: "print a running Manager's lookup records: what matched, from which tier, why the rest missed",
   async run(argv: string[], io: CliIo): Promise<number> {
-    const { values } = parseCommandLine('requests', argv, { socket: { type: 'string' }, request: { type: 'string' }, limit: { type: 'string' }, format: { type: 'string' } });
+    const { values } = parseCommandLine('requests', argv, { socket: { type: 'string' }, registry: { type: 'string' }, request: { type: 'string' }, limit: { type: 'string' }, format: { type: 'string' } });
     if (values.help) {
       io.out(USAGE);
       return EXIT.ok;
@@ -27,8 +28,7 @@ export const command: CommandModule = {
     if (format !== 'text' && format !== 'json') throw new UsageError(`unknown format '${format}'`, 'use --format text or --format json');
     if (values.limit !== undefined && !/^[0-9]+$/.test(values.limit)) throw new UsageError(`--limit '${values.limit}' is not a number`);
     const { askManager } = await import('../../runtime/client/index.js');
-    const { defaultSocketPath } = await import('../../runtime/index.js');
-    const socket = values.socket !== undefined ? resolve(io.cwd, values.socket) : defaultSocketPath(io.env);
+    const socket = (await managerSocket(io, values.socket, values.registry)).path;
     const answer = await askManager(socket, 'requests', { ...(values.request !== undefined ? { request: values.request } : {}), limit: Number(values.limit ?? 50) });
     if ('diagnostic' in answer) {
       const { formatDiagnostics } = await import('../../diagnostics/index.js');

@@ -6,8 +6,10 @@ const USAGE = `usage: orbitkv serve [--socket PATH] [--dram SIZE] [--ssd DIR --s
                      [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N] [--faults SPEC]
 
 Runs the Manager in the foreground: the cache engines connect to over a Unix socket.
-  --socket PATH      socket (default $XDG_RUNTIME_DIR/orbitkv/manager.sock, else /tmp/orbitkv-$UID/manager.sock);
-                     created 0600 in a 0700 folder
+  --socket PATH      socket (default <ENV>_MANAGER_SOCKET, else $XDG_RUNTIME_DIR/<prefix>/manager.sock, else
+                     /tmp/<prefix>-$UID/manager.sock, from the registry's product: ORBITKV_MANAGER_SOCKET and
+                     orbitkv for the embedded one); created 0600 in a 0700 folder, with the fd socket
+                     (PATH.fd, where engines deposit their pages' memfd) and the lock (PATH.lock, an flock)
   --dram SIZE        DRAM tier, allocated once (default 1gb)
   --ssd DIR          SSD tier folder (preallocated data file and crash-safe index; default: no SSD tier)
   --ssd-size SIZE    SSD tier size (needed with --ssd)
@@ -43,7 +45,7 @@ export const command: CommandModule = {
       io.out(USAGE);
       return EXIT.ok;
     }
-    const { createLogger, defaultSocketPath, parseSize, startManager, ManagerStartError } = await import('../../runtime/index.js');
+    const { createLogger, defaultSocketPath, managerEndpoint, parseSize, startManager, ManagerStartError } = await import('../../runtime/index.js');
     const { diagnose, formatDiagnostics } = await import('../../diagnostics/index.js');
     const report = (d: ReturnType<typeof diagnose>) => {
       io.err(formatDiagnostics([d], { format: 'text', root: io.cwd, cwd: io.cwd, color: false }));
@@ -86,7 +88,7 @@ export const command: CommandModule = {
       if ('problem' in parsed) return report(diagnose('faultPlanInvalid', {}, parsed.item, parsed.problem));
       faults = parsed;
     }
-    const { loadRegistryParallel, resolveRegistryDir } = await import('../../registry/index.js');
+    const { loadRegistryParallel, productOf, resolveRegistryDir } = await import('../../registry/index.js');
     const dir = resolveRegistryDir(io.cwd, values.registry);
     const { registry, diagnostics } = await loadRegistryParallel(dir);
     const errors = diagnostics.filter((d) => d.severity === 'error');
@@ -97,7 +99,7 @@ export const command: CommandModule = {
       enableFaults(faults);
       logger.warn('faults-enabled', { faults });
     }
-    const socketPath = values.socket !== undefined ? resolve(io.cwd, values.socket) : defaultSocketPath(io.env);
+    const socketPath = values.socket !== undefined ? resolve(io.cwd, values.socket) : defaultSocketPath(io.env, managerEndpoint(productOf(registry)));
     let manager;
     try {
       manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, logger });

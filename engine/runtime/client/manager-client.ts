@@ -3,6 +3,7 @@
  * the specs use it. One connection, requests matched to replies by request id.
  */
 import { connect, type Socket } from 'node:net';
+import { FdChannel } from '../../../native/index.js';
 import { FrameDecoder, OPCODE, PROTOCOL_VERSION, encodeFrame, jsonPayload, type Frame } from '../protocol/index.js';
 
 export interface Reply {
@@ -17,6 +18,10 @@ export class ManagerClient {
   private closedWith: Error | null = null;
   /** Frames that answered no request (id 0: frame faults). */
   readonly unsolicited: Reply[] = [];
+  /** Interim LOOKUP_PENDING notices, by the request id they answer. */
+  readonly notices = new Map<number, Record<string, unknown>>();
+  /** The WELCOME body once a handshake was accepted. */
+  welcome: Record<string, unknown> | null = null;
 
   private constructor(readonly socket: Socket) {
     socket.on('data', (chunk: Buffer) => {
@@ -45,8 +50,37 @@ export class ManagerClient {
   }
 
   /** Sends HELLO; resolves to WELCOME or REFUSED. */
-  hello(profile: unknown, options: { protocol?: number; frameVersion?: number; client?: string } = {}): Promise<Reply> {
-    return this.request(OPCODE.hello, { protocol: options.protocol ?? PROTOCOL_VERSION, profile, client: options.client ?? 'orbitkv-cli' }, options.frameVersion);
+  async hello(profile: unknown, options: { protocol?: number; frameVersion?: number; client?: string } = {}): Promise<Reply> {
+    const reply = await this.request(OPCODE.hello, { protocol: options.protocol ?? PROTOCOL_VERSION, profile, client: options.client ?? 'cli' }, options.frameVersion);
+    if (reply.opcode === OPCODE.welcome) this.welcome = reply.body;
+    return reply;
+  }
+
+  /**
+   * Deposits a memfd on the fd socket the WELCOME named (SCM_RIGHTS); resolves to the Manager's
+   * answer on that socket ({ok: true} or a coded refusal). The caller keeps its fd.
+   */
+  async deposit(fd: number, token?: string): Promise<Record<string, unknown>> {
+    const fdInfo = this.welcome?.fd as { socket: string; token: string } | undefined;
+    if (!fdInfo) throw new Error('deposit: no accepted handshake');
+    const channel = await FdChannel.connect(fdInfo.socket);
+    try {
+      const answer = new Promise<Record<string, unknown>>((resolve) => {
+        channel.once('message', ({ bytes }) => resolve(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>));
+        channel.once('close', () => resolve({ closed: true }));
+      });
+      await channel.send(Buffer.from(JSON.stringify({ session: this.welcome!.session, token: token ?? fdInfo.token })), [fd]);
+      return await answer;
+    } finally {
+      channel.close();
+    }
+  }
+
+  /** Deposits a memfd and registers it as pages (REGISTER_PAGES); resolves to that reply. */
+  async registerMemfd(fd: number, spec: { pageBytes: number; pages: number; layers: number }): Promise<Reply> {
+    const deposited = await this.deposit(fd);
+    if (deposited.ok !== true) return { opcode: OPCODE.error, body: deposited };
+    return this.request(OPCODE.registerPages, spec);
   }
 
   request(opcode: number, body: unknown, version = PROTOCOL_VERSION): Promise<Reply> {
@@ -77,12 +111,18 @@ export class ManagerClient {
 
   private deliver(f: Frame): void {
     const body = f.payload.length ? (JSON.parse(f.payload.toString('utf8')) as Record<string, unknown>) : {};
+    if (f.opcode === OPCODE.lookupPending) {
+      // Bounded by the requests waiting: a notice is dropped once its request is answered.
+      if (this.waiting.has(f.requestId)) this.notices.set(f.requestId, body);
+      return;
+    }
     const w = this.waiting.get(f.requestId);
     if (!w) {
       this.unsolicited.push({ opcode: f.opcode, body });
       return;
     }
     this.waiting.delete(f.requestId);
+    this.notices.delete(f.requestId);
     w({ opcode: f.opcode, body });
   }
 }

@@ -1,56 +1,68 @@
 /**
- * An engine's registered pages on the CPU path: an owner-only shared-memory file (under
- * /dev/shm or another tmpfs) that the engine maps and the Manager maps too (native
- * `openSharedFile` + `mapShared`). The Manager refuses a file another uid owns, one that
- * group/others may open, a symlink or a non-regular file, so no other user's process can place
- * bytes in the cache or read them out. Page bytes move by memcpy between a DRAM slot and the
- * mapping; one completion-flag byte per page is set after a restore's bytes into that page
- * have been copied (stores are not reordered past each other on the CPUs we run on, and the
- * restore's reply follows).
+ * An engine's registered pages on the CPU path: a memfd the engine created, sealed against
+ * shrinking and growing (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) and sent over SCM_RIGHTS,
+ * mapped here with `mapShared(..., { requireSealed: true })`. Sealed, it cannot be truncated
+ * under the mapping, so no copy can take SIGBUS and no size check is needed before a copy.
+ *
+ * Layout (layer-major, as engines hold one KV tensor per layer):
+ *   data:  layers x pages x pageBytes; page i of layer l at (l * pages + i) * pageBytes
+ *   flags: layers x pages bytes after the data; flag (l, i) at dataBytes + l * pages + i
+ * A cache block is one page across every layer (layers x pageBytes = the Manager's block size).
+ * A restore writes a page's layers in order and sets each layer's flag to LANDED right after
+ * that layer's bytes (stores are not reordered past each other on the CPUs we run on), or every
+ * layer's flag to FAILED when the block cannot be served: the engine waits per layer and
+ * recomputes failed blocks. The engine clears the flags of a restore's pages before asking.
  */
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import { mapShared, openSharedFile, unmapShared } from '../../../native/index.js';
+import { closeSync, fstatSync, readlinkSync } from 'node:fs';
+import { mapShared, unmapShared } from '../../../native/index.js';
 import type { RegisterPagesRequest } from '../protocol/index.js';
 
-export type PageProblem = 'open-failed' | 'not-owner' | 'not-owner-only' | 'not-regular' | 'too-small' | 'page-size' | 'map-failed';
+export type PageProblem = 'no-fd' | 'not-memfd' | 'not-sealed' | 'too-small' | 'page-size' | 'map-failed';
+
+/** Flag values (one byte per page per layer). */
+export const FLAG = { pending: 0, landed: 1, failed: 2 } as const;
+export type FlagValue = (typeof FLAG)[keyof typeof FLAG];
+
+/** Bytes a registration's memfd must hold: the pages of every layer, then their flags. */
+export const registrationBytes = (spec: Pick<RegisterPagesRequest, 'pageBytes' | 'pages' | 'layers'>): number => spec.layers * spec.pages * (spec.pageBytes + 1);
 
 export class PageFile {
   private readonly view: Buffer;
+  private readonly dataBytes: number;
 
-  private constructor(private readonly mapping: ArrayBuffer, readonly spec: RegisterPagesRequest, private readonly fd: number) {
+  private constructor(private readonly mapping: ArrayBuffer, readonly spec: RegisterPagesRequest) {
     this.view = Buffer.from(mapping);
+    this.dataBytes = spec.layers * spec.pages * spec.pageBytes;
   }
 
-  /** Opens, checks and maps a registration; a problem names why it is refused. */
-  static open(spec: RegisterPagesRequest, blockBytes: number): PageFile | { problem: PageProblem; detail: string } {
-    if (spec.pageBytes !== blockBytes) return { problem: 'page-size', detail: `pages are ${spec.pageBytes} bytes; this Manager stores ${blockBytes}-byte blocks` };
-    // Checked here first for a precise reason; the native open checks the same again on its fd.
-    let probe: number;
+  /**
+   * Checks and maps a registration's memfd (taking ownership of `fd`: it is closed either way);
+   * a problem names why it is refused.
+   */
+  static open(fd: number | null, spec: RegisterPagesRequest, blockBytes: number): PageFile | { problem: PageProblem; detail: string } {
+    if (fd === null) return { problem: 'no-fd', detail: 'no memfd was deposited on the fd socket for this session' };
     try {
-      probe = openSync(spec.path, constants.O_RDONLY | constants.O_NOFOLLOW);
-    } catch (error) {
-      return { problem: 'open-failed', detail: (error as NodeJS.ErrnoException).code ?? 'EIO' };
-    }
-    const st = fstatSync(probe);
-    closeSync(probe);
-    if (!st.isFile()) return { problem: 'not-regular', detail: 'not a regular file' };
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return { problem: 'not-owner', detail: `owned by uid ${st.uid}` };
-    if ((st.mode & 0o077) !== 0) return { problem: 'not-owner-only', detail: `mode ${(st.mode & 0o777).toString(8)}` };
-    const dataEnd = spec.pageBytes * spec.pages;
-    const size = spec.flagsOffset + spec.pages;
-    if (spec.flagsOffset < dataEnd || st.size < size) return { problem: 'too-small', detail: `size ${st.size}; needs ${dataEnd} page bytes then ${spec.pages} flag bytes at ${spec.flagsOffset}` };
-    let fd: number;
-    try {
-      fd = openSharedFile(spec.path, size);
-    } catch (error) {
-      return { problem: 'open-failed', detail: (error as NodeJS.ErrnoException).code ?? String(error) };
-    }
-    try {
-      // The fd stays open: every copy first checks the file still covers it (see `covers`).
-      return new PageFile(mapShared(fd, size), spec, fd);
-    } catch (error) {
+      if (spec.pageBytes * spec.layers !== blockBytes) return { problem: 'page-size', detail: `${spec.layers} layers of ${spec.pageBytes}-byte pages make ${spec.pageBytes * spec.layers}-byte blocks; this Manager stores ${blockBytes}-byte blocks` };
+      let link: string;
+      try {
+        link = readlinkSync(`/proc/self/fd/${fd}`);
+      } catch (error) {
+        return { problem: 'not-memfd', detail: (error as NodeJS.ErrnoException).code ?? String(error) };
+      }
+      const st = fstatSync(fd);
+      if (!st.isFile() || !link.startsWith('/memfd:')) return { problem: 'not-memfd', detail: `the fd is ${link}` };
+      const size = registrationBytes(spec);
+      if (st.size < size) return { problem: 'too-small', detail: `size ${st.size}; needs ${spec.layers} x ${spec.pages} pages of ${spec.pageBytes} bytes then ${spec.layers * spec.pages} flag bytes (${size})` };
+      try {
+        return new PageFile(mapShared(fd, size, { requireSealed: true }), spec);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EPERM') return { problem: 'not-sealed', detail: 'the memfd is not sealed against shrinking (F_SEAL_SHRINK); its owner could truncate it under the mapping' };
+        return { problem: 'map-failed', detail: code ?? String(error) };
+      }
+    } finally {
+      // The mapping outlives the fd.
       closeSync(fd);
-      return { problem: 'map-failed', detail: (error as NodeJS.ErrnoException).code ?? String(error) };
     }
   }
 
@@ -58,44 +70,43 @@ export class PageFile {
     return this.spec.pages;
   }
 
-  /**
-   * Whether the file still holds bytes up to `end`: the engine may have truncated it, and a
-   * copy past its end would take SIGBUS. This narrows that to a truncation racing the copy
-   * itself (a sealed memfd over SCM_RIGHTS closes it; the clients do not send one yet).
-   */
-  private covers(end: number): Promise<void> | null {
-    const size = fstatSync(this.fd).size;
-    return size >= end ? null : Promise.reject(Object.assign(new Error(`the page file is ${size} bytes now, short of ${end}`), { code: 'EPAGESHRUNK' }));
+  get layers(): number {
+    return this.spec.layers;
   }
 
-  /** Copies page `index` into `into` (pages → DRAM). */
+  private at(layer: number, index: number): number {
+    return (layer * this.spec.pages + index) * this.spec.pageBytes;
+  }
+
+  private flagAt(layer: number, index: number): number {
+    return this.dataBytes + layer * this.spec.pages + index;
+  }
+
+  /** Gathers page `index` of every layer into `into` (pages → DRAM block). */
   readPage(index: number, into: Buffer): Promise<void> {
-    const at = index * this.spec.pageBytes;
-    const short = this.covers(at + this.spec.pageBytes);
-    if (short) return short;
-    this.view.copy(into, 0, at, at + this.spec.pageBytes);
+    const pb = this.spec.pageBytes;
+    for (let l = 0; l < this.spec.layers; l++) this.view.copy(into, l * pb, this.at(l, index), this.at(l, index) + pb);
     return Promise.resolve();
   }
 
-  /** Copies `from` into page `index` (DRAM → pages). */
+  /** Scatters `from` into page `index` of every layer, each layer's flag set LANDED after its bytes (DRAM block → pages). */
   writePage(index: number, from: Buffer): Promise<void> {
-    const short = this.covers((index + 1) * this.spec.pageBytes);
-    if (short) return short;
-    from.copy(this.view, index * this.spec.pageBytes, 0, this.spec.pageBytes);
+    const pb = this.spec.pageBytes;
+    for (let l = 0; l < this.spec.layers; l++) {
+      from.copy(this.view, this.at(l, index), l * pb, (l + 1) * pb);
+      this.view[this.flagAt(l, index)] = FLAG.landed;
+    }
     return Promise.resolve();
   }
 
-  /** Sets (1) or clears (0) the page's completion flag. */
-  setFlag(index: number, value: 0 | 1): Promise<void> {
-    const short = this.covers(this.spec.flagsOffset + index + 1);
-    if (short) return short;
-    this.view[this.spec.flagsOffset + index] = value;
+  /** Sets the page's flag in every layer (PENDING to clear, FAILED when its block cannot be restored). */
+  setFlag(index: number, value: FlagValue): Promise<void> {
+    for (let l = 0; l < this.spec.layers; l++) this.view[this.flagAt(l, index)] = value;
     return Promise.resolve();
   }
 
   /** Unmaps the pages (call only once no copy into them can still run: the session drains first). */
   close(): void {
     unmapShared(this.mapping);
-    closeSync(this.fd);
   }
 }

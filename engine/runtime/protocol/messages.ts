@@ -52,12 +52,14 @@ export interface TicketRequest {
 }
 
 export interface RegisterPagesRequest {
-  /** An owner-only file under /dev/shm (or a tmpfs) both sides map or open by path. */
-  path: string;
+  /**
+   * Bytes of one page of one layer. The pages are a sealed memfd the engine deposited on the fd
+   * socket beforehand (see pages/page-file.ts for the layout); nothing names a path.
+   */
   pageBytes: number;
   pages: number;
-  /** Offset of one completion-flag byte per page (written 1 when a restore into it lands). */
-  flagsOffset: number;
+  /** Layers a block spans: layers x pageBytes is the Manager's block size; restores land per layer. */
+  layers: number;
 }
 
 export interface RequestsRequest {
@@ -123,11 +125,12 @@ export function checks(maxBlocks: number) {
   const ticket: Check<TicketRequest> = (v) => (isObject(v) && isCount(v.ticket) ? { ticket: v.ticket } : '"ticket" must be a ticket id');
   const registerPages: Check<RegisterPagesRequest> = (v) => {
     if (!isObject(v)) return 'the payload must be a JSON object';
-    if (typeof v.path !== 'string' || !v.path.startsWith('/') || v.path.length > 4096) return '"path" must be an absolute path';
-    if (!isCount(v.pageBytes) || v.pageBytes === 0) return '"pageBytes" must be a positive integer';
-    if (!isCount(v.pages, 1 << 24) || v.pages === 0) return '"pages" must be a positive integer';
-    if (!isCount(v.flagsOffset)) return '"flagsOffset" must be a byte offset';
-    return { path: v.path, pageBytes: v.pageBytes, pages: v.pages, flagsOffset: v.flagsOffset };
+    if (v.path !== undefined || v.flagsOffset !== undefined) return 'pages are a sealed memfd deposited on the fd socket; "path" and "flagsOffset" are not accepted';
+    if (!isCount(v.pageBytes, 1 << 30) || v.pageBytes === 0) return '"pageBytes" must be a positive integer (at most 1 GiB)';
+    if (!isCount(v.pages, 1 << 24) || v.pages === 0) return '"pages" must be a positive integer (at most 16777216)';
+    if (!isCount(v.layers, 4096) || v.layers === 0) return '"layers" must be an integer in 1..4096';
+    if (v.layers * v.pages * (v.pageBytes + 1) > 2 ** 40) return 'the registration is larger than 1 TiB';
+    return { pageBytes: v.pageBytes, pages: v.pages, layers: v.layers };
   };
   const requests: Check<RequestsRequest> = (v) => {
     if (!isObject(v)) return 'the payload must be a JSON object';

@@ -25,6 +25,11 @@ export const OPCODE = {
   echoed: 20,
   /** An operator's handshake (the CLI): no engine profile, only status, records and echo. */
   operator: 21,
+  /**
+   * An interim reply to LOOKUP, same request id, sent when the ticket is still pending: it names
+   * the ticket (so the client can cancel it) before the final LOOKUP_RESULT.
+   */
+  lookupPending: 22,
   /** The handshake failed: version mismatch, malformed or rejected profile. Closed after. */
   refused: 98,
   error: 99,

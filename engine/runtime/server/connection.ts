@@ -24,9 +24,14 @@ export interface ConnectionContext {
   /** Most requests one connection may have in flight before its socket stops being read. */
   maxInFlight: number;
   nextSession(): number;
+  /** Where the engine deposits its pages' memfd (see fd-deposit.ts). */
+  fdSocket: string;
   status(): unknown;
   sessions: Set<Session>;
 }
+
+/** Most pending lookups of one connection that do not count against its in-flight bound. */
+const MAX_DETACHED = 256;
 
 const coded = <K extends CatalogueKey>(key: K, ...args: ArgsOf<K>) => {
   const d = diagnose(key, {}, ...args);
@@ -38,6 +43,8 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
   const shape = checks(ctx.maxBlocks);
   let session: Session | null = null;
   let closing = false;
+  // Pending lookups that gave their in-flight slot back (each ticket's keys are bounded by maxBlocks).
+  let detached = 0;
   let operator = false;
   const sendBytes = (opcode: number, requestId: number, payload: Buffer) => {
     if (!socket.destroyed) socket.write(encodeFrame(opcode, requestId, payload));
@@ -55,7 +62,8 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     socket.destroySoon?.();
   };
 
-  const handle = async (frame: Frame): Promise<void> => {
+  /** `detach` gives the request's in-flight slot back early (a lookup once its ticket is open: the service bounds tickets). */
+  const handle = async (frame: Frame, detach: () => void): Promise<void> => {
     const name = OPCODE_NAMES.get(frame.opcode) ?? `opcode ${frame.opcode}`;
     const parsed = parsePayload(frame.payload);
     if ('problem' in parsed) return fail(frame.requestId, coded('badRequest', name, parsed.problem));
@@ -92,7 +100,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       session = new Session(ctx.nextSession(), hello.client ?? 'anonymous', outcome.profile, peer);
       ctx.sessions.add(session);
       ctx.logger.info('session-open', { session: session.id, pid: peer?.pid ?? null, client: session.client, engine: outcome.profile.engine, version: outcome.profile.version });
-      return send(OPCODE.welcome, frame.requestId, { session: session.id, protocol: PROTOCOL_VERSION, blockBytes: ctx.service.cache.blockBytes, maxPayload: ctx.maxPayload, maxBlocks: ctx.maxBlocks });
+      return send(OPCODE.welcome, frame.requestId, { session: session.id, protocol: PROTOCOL_VERSION, blockBytes: ctx.service.cache.blockBytes, maxPayload: ctx.maxPayload, maxBlocks: ctx.maxBlocks, fd: { socket: ctx.fdSocket, token: session.fdToken } });
     }
     const reply = (opcode: number, value: unknown) => send(opcode, frame.requestId, value);
     // The payload's own bytes (it parsed, within the nesting bound): never re-serialised.
@@ -114,15 +122,49 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     try {
       switch (frame.opcode) {
         case OPCODE.echo: return echo();
-        case OPCODE.lookup: return reply(OPCODE.lookupResult, await ctx.service.lookup(s, check(shape.lookup(body))));
+        case OPCODE.lookup: {
+          const asked = check(shape.lookup(body));
+          s.tickets.lastAdded = null;
+          const answer = ctx.service.lookup(s, asked);
+          const ticket = s.tickets.lastAdded;
+          const PENDING = Symbol('pending');
+          // Already answered (ready, miss) when the ticket settled at once; else name it now.
+          const first = await Promise.race([answer, Promise.resolve(PENDING)]);
+          if (first !== PENDING) return reply(OPCODE.lookupResult, first);
+          if (ticket !== null) send(OPCODE.lookupPending, frame.requestId, { ticket, state: 'pending' });
+          // Past MAX_DETACHED pending lookups they keep their slots, and the in-flight bound holds again.
+          if (detached >= MAX_DETACHED) return reply(OPCODE.lookupResult, await answer);
+          detached++;
+          detach();
+          try {
+            return reply(OPCODE.lookupResult, await answer);
+          } finally {
+            detached--;
+          }
+        }
         case OPCODE.save: return reply(OPCODE.saveResult, await ctx.service.save(s, check(shape.save(body))));
-        case OPCODE.restore: return reply(OPCODE.restoreResult, await ctx.service.restore(s, check(shape.restore(body))));
+        case OPCODE.restore: {
+          const asked = check(shape.restore(body));
+          // The restore's cancel is filed under its ticket, so CANCEL of that ticket aborts it.
+          s.cancels.expect(asked.ticket);
+          try {
+            return reply(OPCODE.restoreResult, await ctx.service.restore(s, asked));
+          } finally {
+            s.cancels.expect(null);
+          }
+        }
         case OPCODE.release: {
           const { ticket } = check(shape.ticket(body));
           return reply(OPCODE.released, { ticket, state: ctx.service.release(s, ticket) });
         }
         case OPCODE.cancel: {
           const { ticket } = check(shape.ticket(body));
+          // A ticket a restore consumes: the restore is cancelled (it drains, then answers cancelled).
+          const restoring = s.cancels.forTicket(ticket);
+          if (restoring) {
+            restoring();
+            return reply(OPCODE.cancelled, { ticket, state: 'restoring' });
+          }
           return reply(OPCODE.cancelled, { ticket, state: ctx.service.cancel(s, ticket) });
         }
         case OPCODE.status: return reply(OPCODE.statusResult, ctx.status());
@@ -133,7 +175,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
         case OPCODE.registerPages: {
           const spec = check(shape.registerPages(body));
           if (s.pages) throw new RequestError('pages-registered', 'this session already registered its pages');
-          const opened = PageFile.open(spec, ctx.service.cache.blockBytes);
+          const opened = PageFile.open(s.takeOffered(), spec, ctx.service.cache.blockBytes);
           if ('problem' in opened) {
             ctx.logger.warn('pages-refused', { session: s.id, problem: opened.problem, detail: opened.detail });
             return fail(frame.requestId, coded('pagesRefused', opened.problem, opened.detail));
@@ -166,9 +208,18 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     socket.on('drain', flow);
     const start = (f: Frame) => {
       inFlight++;
+      let slot = true;
+      const detach = () => {
+        if (!slot) return;
+        slot = false;
+        inFlight--;
+        const next = waiting.shift();
+        if (next) start(next);
+        else flow();
+      };
       const run = async () => {
         try {
-          if (!closing) await handle(f);
+          if (!closing) await handle(f, detach);
         } catch (error) {
           // A defect met serving one request costs this connection, never the Manager.
           const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -176,10 +227,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           fail(f.requestId, coded('requestFailed', OPCODE_NAMES.get(f.opcode) ?? `opcode ${f.opcode}`, detail));
           close('request-failed');
         } finally {
-          inFlight--;
-          const next = waiting.shift();
-          if (next) start(next);
-          else flow();
+          detach();
         }
       };
       // Requests after the handshake run concurrently (a pending lookup must not block a save).

@@ -1,2 +1,3 @@
 export { ManagerStartError, startManager, type ManagerOptions, type ManagerStatus, type RunningManager } from './manager.js';
-export { SOCKET_PATH_LIMIT, claimSocket, defaultSocketPath, prepareSocketFolder, socketAnswers } from './socket-path.js';
+export { prepareSocketFolder, socketAnswers } from './socket-path.js';
+export { lockPath, lockSocket, type LockOutcome } from './socket-lock.js';

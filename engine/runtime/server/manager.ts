@@ -21,7 +21,10 @@ import { peerCredentials } from '../../../native/index.js';
 import { DramArena } from '../tiers/dram/index.js';
 import { SsdTier } from '../tiers/ssd/index.js';
 import { serveConnection } from './connection.js';
-import { SOCKET_PATH_LIMIT, claimSocket, prepareSocketFolder } from './socket-path.js';
+import { serveFdDeposits } from './fd-deposit.js';
+import { lockPath, lockSocket } from './socket-lock.js';
+import { SOCKET_PATH_LIMIT, fdSocketPath } from '../endpoint/index.js';
+import { prepareSocketFolder, removeStale, socketAnswers } from './socket-path.js';
 
 export interface ManagerOptions {
   socketPath: string;
@@ -71,17 +74,32 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
   const fail = (d: Diagnostic): never => {
     throw new ManagerStartError(d);
   };
-  if (Buffer.byteLength(o.socketPath) > SOCKET_PATH_LIMIT) fail(diagnose('socketPathTooLong', {}, o.socketPath, SOCKET_PATH_LIMIT));
+  // The fd socket's path is the longer of the two.
+  if (Buffer.byteLength(fdSocketPath(o.socketPath)) > SOCKET_PATH_LIMIT) fail(diagnose('socketPathTooLong', {}, fdSocketPath(o.socketPath), SOCKET_PATH_LIMIT));
   const dramSlots = Math.floor(o.dramBytes / o.blockBytes);
   if (dramSlots < 1) fail(diagnose('tierTooSmall', {}, 'DRAM', o.dramBytes, o.blockBytes));
   if (o.ssd && Math.floor(o.ssd.bytes / o.blockBytes) < 1) fail(diagnose('tierTooSmall', {}, 'SSD', o.ssd.bytes, o.blockBytes));
   const folder = prepareSocketFolder(o.socketPath);
   if (folder) fail(diagnose('socketFolderUnsafe', {}, folder.folder, folder.detail));
-  const claim = await claimSocket(o.socketPath);
-  if ('holder' in claim) return fail(diagnose('socketInUse', {}, o.socketPath, claim.holder));
+  const lock = await lockSocket(o.socketPath);
+  if (!lock.held) return 'holder' in lock ? fail(diagnose('socketInUse', {}, o.socketPath, lock.holder)) : fail(diagnose('socketLockUnavailable', {}, lockPath(o.socketPath), lock.unavailable));
   let ssd: SsdTier | null = null;
   let listening: Server | null = null;
+  let deposits: Server | null = null;
+  const release = async () => {
+    removeStale(o.socketPath);
+    removeStale(fdSocketPath(o.socketPath));
+    await lock.release();
+  };
+  // Holding the lock, a socket file left behind is a dead Manager's, unless something that
+  // takes no lock (another tool) answers on it.
+  if (await socketAnswers(o.socketPath)) {
+    await lock.release();
+    return fail(diagnose('socketInUse', {}, o.socketPath, 'unknown (it holds no lock)'));
+  }
   try {
+    removeStale(o.socketPath);
+    removeStale(fdSocketPath(o.socketPath));
     const checks = await loadRejectionChecks(o.registry);
     if (o.ssd) {
       try {
@@ -138,6 +156,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         maxBlocks: o.maxBlocks ?? 4096,
         maxInFlight: 256,
         nextSession: () => nextSession++,
+        fdSocket: fdSocketPath(o.socketPath),
         status,
         sessions,
       }, { pid: peer.pid, uid: peer.uid });
@@ -152,6 +171,13 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     });
     listening = server;
     chmodSync(o.socketPath, 0o600);
+    const fdServer = serveFdDeposits(sessions, o.logger, metrics);
+    await new Promise<void>((resolve, reject) => {
+      fdServer.once('error', reject);
+      fdServer.listen(fdSocketPath(o.socketPath), () => resolve());
+    });
+    deposits = fdServer;
+    chmodSync(fdSocketPath(o.socketPath), 0o600);
     let http: HttpServer | null = null;
     if (o.metrics) {
       const { host, port } = o.metrics;
@@ -169,25 +195,28 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         (stopping ??= (async () => {
           o.logger.info('draining', { sessions: sessions.size, tickets: service.openTickets });
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          const fdClosed = new Promise<void>((resolve) => fdServer.close(() => resolve()));
           for (const s of sessions) void s.close();
           await Promise.allSettled([...sessions].map((s) => s.close()));
           // Connections end after their sessions have drained.
           for (const socket of sockets) socket.end();
           await Promise.allSettled([...connections].map(async (c) => c));
           await closed;
+          await fdClosed;
           await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
           if (ssd) {
             await ssd.index.checkpoint();
             await ssd.close();
           }
-          claim.release();
+          await release();
           o.logger.info('stopped', {});
         })()),
     };
   } catch (error) {
     // Nothing started may keep the process alive: the socket stops listening (and is removed).
     if (listening) await new Promise<void>((resolve) => listening!.close(() => resolve()));
-    claim.release();
+    if (deposits) await new Promise<void>((resolve) => deposits!.close(() => resolve()));
+    await release();
     await ssd?.close().catch(() => undefined);
     throw error;
   }

@@ -236,8 +236,8 @@ export class CacheService {
       copy: (from, slots) => Promise.all(slots.map(async (s, i) => {
         const k = keys[from + i]!;
         try {
-          if (typeof s === 'string') return s;
-          if (cancelled) return 'cancelled';
+          // A block not restored is flagged FAILED in every layer at once: the engine recomputes it.
+          if (typeof s === 'string' || cancelled) return await pages.setFlag(req.pages[from + i]!, 2).then(() => (typeof s === 'string' ? s : 'cancelled'));
           await pages.writePage(req.pages[from + i]!, s);
           await pages.setFlag(req.pages[from + i]!, 1);
           return 'restored';

@@ -3,23 +3,90 @@
  * operations in flight. Closing a session cancels its tickets, drains its I/O and only then
  * gives back its leases and unmaps its pages.
  */
+import { randomBytes } from 'node:crypto';
+import { closeSync } from 'node:fs';
 import type { PageFile } from '../pages/index.js';
 
 export interface SessionTicket {
   cancel(): void;
 }
 
+/** The session's tickets; remembers the one added last (a lookup's id, read by the connection right after it opens one). */
+export class TicketTable extends Map<number, SessionTicket> {
+  lastAdded: number | null = null;
+
+  override set(id: number, ticket: SessionTicket): this {
+    this.lastAdded = id;
+    return super.set(id, ticket);
+  }
+}
+
+/**
+ * Cancels of the restores in flight. The connection names the ticket a restore consumes before
+ * starting it (`expect`), so each cancel added then is found by that ticket (`forTicket`).
+ */
+export class RestoreCancels extends Set<() => void> {
+  private expected: number | null = null;
+  private readonly byTicket = new Map<number, () => void>();
+  private readonly ticketOf = new Map<() => void, number>();
+
+  expect(ticket: number | null): void {
+    this.expected = ticket;
+  }
+
+  override add(cancel: () => void): this {
+    if (this.expected !== null) {
+      this.byTicket.set(this.expected, cancel);
+      this.ticketOf.set(cancel, this.expected);
+      this.expected = null;
+    }
+    return super.add(cancel);
+  }
+
+  override delete(cancel: () => void): boolean {
+    const ticket = this.ticketOf.get(cancel);
+    if (ticket !== undefined) {
+      this.byTicket.delete(ticket);
+      this.ticketOf.delete(cancel);
+    }
+    return super.delete(cancel);
+  }
+
+  forTicket(ticket: number): (() => void) | undefined {
+    return this.byTicket.get(ticket);
+  }
+}
+
 export class Session {
   pages: PageFile | null = null;
-  readonly tickets = new Map<number, SessionTicket>();
+  readonly tickets = new TicketTable();
   /** Saves and restores in flight: each settles when its I/O has. */
   readonly ops = new Set<Promise<unknown>>();
   /** Cancels restores in flight (they then drain). */
-  readonly cancels = new Set<() => void>();
+  readonly cancels = new RestoreCancels();
   closed = false;
   private closing: Promise<void> | null = null;
+  /** What the engine shows on the fd socket to deposit its pages' memfd into this session. */
+  readonly fdToken = randomBytes(16).toString('hex');
+  /** A deposited memfd not yet claimed by REGISTER_PAGES (at most one; a newer one replaces it). */
+  private offeredFd: number | null = null;
 
   constructor(readonly id: number, readonly client: string, readonly profile: { engine: string; version: string }, readonly peer: { pid: number; uid: number } | null = null, readonly since = new Date()) {}
+
+  /** Holds a memfd deposited for this session (closing any earlier unclaimed one); refused once closed. */
+  offer(fd: number): boolean {
+    if (this.closed) return false;
+    if (this.offeredFd !== null) closeSync(this.offeredFd);
+    this.offeredFd = fd;
+    return true;
+  }
+
+  /** The deposited memfd, now the caller's to close. */
+  takeOffered(): number | null {
+    const fd = this.offeredFd;
+    this.offeredFd = null;
+    return fd;
+  }
 
   /** Tracks an operation until it settles. */
   track<T>(op: Promise<T>): Promise<T> {
@@ -36,6 +103,8 @@ export class Session {
   close(): Promise<void> {
     return (this.closing ??= (async () => {
       this.closed = true;
+      const fd = this.takeOffered();
+      if (fd !== null) closeSync(fd);
       for (const c of [...this.cancels]) c();
       for (const t of [...this.tickets.values()]) t.cancel();
       while (this.ops.size > 0) await Promise.allSettled([...this.ops]);
