@@ -80,18 +80,50 @@ class Engine:
 
     def op_register(self, page_bytes, pages, layers=1):
         self.page_bytes = page_bytes
-        self.reg = self.client.register_pages(page_bytes, pages, layers)
-        return {"path": getattr(self.reg, "path", None)}
+        self.reg = self.client.register_pages(page_bytes // layers, pages, layers)
+        fd = getattr(self.reg, "fd", None)
+        return {"path": getattr(self.reg, "path", None), "inode": os.fstat(fd).st_ino if fd is not None else None}
+
+    def op_hold(self):
+        """Keeps a mapping of the registered pages of its own, readable after the client closed them."""
+        import mmap
+        self.held = mmap.mmap(os.dup(self.reg.fd), self.reg.size)
+        self.held_layout = (self.reg.pages, self.reg.page_bytes, self.reg.layers)
+        return True
+
+    def op_held_digest(self, pages):
+        count, size, layers = self.held_layout
+        out = []
+        for p in pages:
+            h = hashlib.sha256()
+            for layer in range(layers):
+                start = (layer * count + p) * size
+                h.update(self.held[start:start + size])
+            out.append(h.hexdigest())
+        return out
+
+    def _pages_of(self, page):
+        layers = getattr(self.reg, "layers", 1)
+        return [self.reg.page(page, layer) for layer in range(layers)] if layers > 1 else [self.reg.page(page)]
 
     def op_fill(self, pages, labels):
         for page, label in zip(pages, labels):
             data = (label + "|").encode("utf-8")
-            block = (data * (self.page_bytes // len(data) + 1))[: self.page_bytes]
-            self._page(page)[:] = block
+            views = self._pages_of(page)
+            size = len(views[0])
+            block = data * (size * len(views) // len(data) + 1)
+            for i, view in enumerate(views):
+                view[:] = block[i * size:(i + 1) * size]
         return True
 
     def op_digest(self, pages):
-        return [hashlib.sha256(bytes(self._page(p))).hexdigest() for p in pages]
+        out = []
+        for p in pages:
+            h = hashlib.sha256()
+            for view in self._pages_of(p):
+                h.update(bytes(view))
+            out.append(h.hexdigest())
+        return out
 
     def op_lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=2000):
         ticket = self.client.lookup(namespace, hashes, request, rank=rank, world_size=world_size, deadline_ms=deadline_ms)
@@ -107,14 +139,10 @@ class Engine:
 
     def op_wait(self, ticket, timeout):
         end = time.monotonic() + timeout
-        polls = 0
         while True:
-            polls += 1
             result = self.tickets[ticket].poll()
             if result is not None:
-                out = self._result(result)
-                out["polls"] = polls
-                return out
+                return self._result(result)
             if time.monotonic() > end:
                 return None
             time.sleep(0.005)
@@ -132,7 +160,7 @@ class Engine:
         result = self.client.save(namespace, hashes, pages)
         wait = getattr(result, "wait", None)
         if callable(wait):
-            result = wait()
+            result = wait(60.0)
         blocks = getattr(result, "blocks", None)
         if blocks is None and isinstance(result, dict):
             blocks = result.get("blocks")

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ParameterValue } from '../scenarios.js';
-import { ManagerProcess, type ManagerSpec } from './manager-process.js';
+import { ManagerProcess, type ManagerSpec, type PageIdentity } from './manager-process.js';
 import { StandIn, type AgentError } from './standin.js';
 import type { AdapterUnderTest, Workspace } from './workspace.js';
 
@@ -31,7 +31,7 @@ export interface Check {
 
 /** An engine stand-in connected to a Manager with its pages registered. */
 export class EngineStandIn {
-  constructor(readonly process: StandIn, readonly adapter: AdapterUnderTest, readonly namespace: Namespace, readonly pagePath: string | null, readonly pageBytes: number) {}
+  constructor(readonly process: StandIn, readonly adapter: AdapterUnderTest, readonly namespace: Namespace, readonly pageMapping: PageIdentity, readonly pageBytes: number) {}
 
   call<T = unknown>(op: string, args: Record<string, unknown> = {}): Promise<T> {
     return this.process.call<T>(op, args);
@@ -195,14 +195,14 @@ export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<
       bare.push(process);
       const pages = e.pages ?? 32;
       const blockBytes = manager?.blockBytes ?? 65536;
-      let pagePath: string | null = null;
+      let mapping: PageIdentity = { path: null, inode: null };
       if (e.connect !== false) {
         if (!manager) throw new Error('connecting a stand-in needs a Manager');
         if (!adapter.profile || (o.accepts && !o.accepts(adapter.profile))) throw new Error(`no ${adapter.engine} profile the registry's rejections accept could be derived for the stand-in`);
         await process.call('connect', { profile: adapter.profile, role: 'worker', socket_path: manager.socket, name: e.name ?? `gate-run:${o.gate}` });
-        pagePath = (await process.call<{ path: string | null }>('register', { page_bytes: blockBytes, pages, layers: e.layers ?? 1 })).path;
+        mapping = await process.call<PageIdentity>('register', { page_bytes: blockBytes, pages, layers: e.layers ?? 1 });
       }
-      const engine = new EngineStandIn(process, adapter, ctx.namespace, pagePath, blockBytes);
+      const engine = new EngineStandIn(process, adapter, ctx.namespace, mapping, blockBytes);
       engines.push(engine);
       return engine;
     },

@@ -31,6 +31,12 @@ export interface ManagerLauncher {
 
 export const DEFAULT_BLOCK_BYTES = 64 * 1024;
 
+/** How an engine's registered pages show in a process's mappings. */
+export interface PageIdentity {
+  path: string | null;
+  inode: number | null;
+}
+
 /** The CLI this module belongs to, run the way this process runs (tsx for sources, node for dist/). */
 export function defaultLauncher(): ManagerLauncher {
   const here = import.meta.url;
@@ -107,14 +113,23 @@ export class ManagerProcess {
     return r.body as unknown as ManagerStatus;
   }
 
-  /** Whether the Manager process has `path` mapped (an engine's page file). */
-  maps(path: string): boolean {
-    if (!this.child?.pid) return false;
+  /** Whether the Manager process maps an engine's pages (a file by path, or a memfd by inode). */
+  maps(pages: PageIdentity): boolean {
+    if (!this.child?.pid || (pages.path === null && pages.inode === null)) return false;
+    let text: string;
     try {
-      return readFileSync(`/proc/${this.child.pid}/maps`, 'utf8').includes(path);
+      text = readFileSync(`/proc/${this.child.pid}/maps`, 'utf8');
     } catch {
       return false;
     }
+    for (const line of text.split('\n')) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 6) continue;
+      const path = fields.slice(5).join(' ');
+      if (pages.path !== null && path === pages.path) return true;
+      if (pages.inode !== null && fields[4] === String(pages.inode) && (path.startsWith('/memfd:') || path.startsWith('/dev/shm/'))) return true;
+    }
+    return false;
   }
 
   /** Stops it (SIGTERM drains; SIGKILL is a crash) and waits for the exit. */

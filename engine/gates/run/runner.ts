@@ -50,14 +50,15 @@ export interface GateRunOptions {
   progress?: Progress;
 }
 
-function pythonVersion(python: string): string | { problem: string } {
-  const r = spawnSync(python, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'], { encoding: 'utf8', timeout: 10_000 });
+/** The interpreter's version and its real executable (a launcher shim such as pyenv's costs a shell per start). */
+function pythonInterpreter(python: string): { version: string; executable: string } | { problem: string } {
+  const r = spawnSync(python, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3]); print(sys.executable)'], { encoding: 'utf8', timeout: 10_000 });
   if (r.error) return { problem: (r.error as NodeJS.ErrnoException).code ?? r.error.message };
   if (r.status !== 0) return { problem: r.stderr.trim() || `exit ${r.status}` };
-  const v = r.stdout.trim();
+  const [v = '', executable = ''] = r.stdout.trim().split('\n');
   const [major, minor] = v.split('.').map(Number);
   if (major! < 3 || (major === 3 && minor! < 8)) return { problem: `found ${v}` };
-  return v;
+  return { version: v, executable: executable || python };
 }
 
 export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
@@ -69,9 +70,10 @@ export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
   if (diagnostics.length > 0) return { ...base, cells: [], ms: Date.now() - started };
   if (runnable.length === 0) return { ...base, cells: gates.flatMap(skipped), ms: Date.now() - started };
   const python = o.python ?? process.env['ORBITKV_PYTHON'] ?? 'python3';
-  const version = pythonVersion(python);
-  if (typeof version !== 'string') return { ...base, cells: [], diagnostics: [diagnose('gateRunPython', {}, python, version.problem)], ms: Date.now() - started };
-  const ws = openWorkspace(o.registry, { python, ...(o.launcher ? { launcher: o.launcher } : {}), ...(o.adaptersDir ? { adaptersDir: o.adaptersDir } : {}) });
+  const interpreter = pythonInterpreter(python);
+  if ('problem' in interpreter) return { ...base, cells: [], diagnostics: [diagnose('gateRunPython', {}, python, interpreter.problem)], ms: Date.now() - started };
+  const version = interpreter.version;
+  const ws = openWorkspace(o.registry, { python: interpreter.executable, ...(o.launcher ? { launcher: o.launcher } : {}), ...(o.adaptersDir ? { adaptersDir: o.adaptersDir } : {}) });
   if ('problem' in ws) return { ...base, cells: [], diagnostics: [diagnose('gateRunWorkspace', {}, ws.problem)], ms: Date.now() - started };
   try {
     const before = inputDigests(o.registry.root, ws.manifest);

@@ -21,11 +21,11 @@ export const run: ScenarioRun = async (ctx) => {
   const t = await doomed.lookup(hashes);
   ctx.check(stateIs(await doomed.wait(t, 5000), 'ready'), 'the engine to be killed holds a ready ticket');
   const sessions = (await m.status()).sessions.length;
-  ctx.check(doomed.pagePath !== null && m.maps(doomed.pagePath), "the Manager maps the doomed engine's pages");
+  ctx.check(m.maps(doomed.pageMapping), "the Manager maps the doomed engine's pages");
   await doomed.kill();
   const gone = await ctx.until(async () => (await m.status()).sessions.length === sessions - 1, 5000, 50);
   ctx.check(gone, "the killed engine's session ends");
-  ctx.check(await ctx.until(() => doomed.pagePath === null || !m.maps(doomed.pagePath), 5000, 50), "the killed engine's pages are unmapped");
+  ctx.check(await ctx.until(() => !m.maps(doomed.pageMapping), 5000, 50), "the killed engine's pages are unmapped");
   const pinned = (await m.status()).tiers.pinned;
   ctx.check(pinned === 2, "the killed engine's leases went back; the survivor's stay", { pinned });
   await restoreAndCompare(ctx, survivor, held, ownDigests, "the survivor's own ticket");

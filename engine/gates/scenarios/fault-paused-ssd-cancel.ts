@@ -6,8 +6,6 @@
  * they complete, the late bytes are discarded (never copied into the freed pages), the pages are
  * unmapped, the leases and the in-flight count return to zero, and the blocks still serve.
  */
-import { existsSync, openSync, readSync, closeSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import type { ScenarioRun } from '../harness/index.js';
 import { blank, checkDrained, pageRange, stateIs, storeChain } from './support.js';
 import { restoreAndCompare } from './tier-cold-hot-restart.js';
@@ -27,32 +25,27 @@ export const run: ScenarioRun = async (ctx) => {
   const into = pageRange(16, 4);
   await blank(e, into);
   const blankDigests = await e.digest(into);
+  await e.call('hold');
+  const mappedBefore = m.maps(e.pageMapping);
+  ctx.check(mappedBefore, "the Manager maps the engine's pages", e.pageMapping);
   const started = Date.now();
   await e.restore(t, into);
   await ctx.sleep(Math.min(300, holdMs / 4));
   await e.close();
   await ctx.sleep(Math.min(300, holdMs / 4));
   const during = await m.status();
-  const stillMapped = e.pagePath !== null && m.maps(e.pagePath);
+  const stillMapped = m.maps(e.pageMapping);
   if (Date.now() - started < holdMs - 100) {
     ctx.check(during.inFlight.restores >= 1, 'while the SSD reads are held, the aborted restore is still in flight (draining)', during.inFlight);
-    ctx.check(stillMapped, "while the SSD reads are held, the Manager keeps the aborted engine's pages mapped (no page freed before the read lands)", { page: e.pagePath });
+    ctx.check(stillMapped, "while the SSD reads are held, the Manager keeps the aborted engine's pages mapped (no page freed before the read lands)", e.pageMapping);
   } else {
     ctx.check(false, 'the abort happened while the SSD reads were held', { elapsedMs: Date.now() - started, holdMs });
   }
-  const unmapped = await ctx.until(() => e.pagePath === null || !m.maps(e.pagePath), holdMs + 5000, 50);
+  const unmapped = await ctx.until(() => !m.maps(e.pageMapping), holdMs + 5000, 50);
   ctx.check(unmapped, 'once the held reads completed, the pages are unmapped');
   await checkDrained(ctx, m, 'after the held reads completed');
-  if (e.pagePath && existsSync(e.pagePath)) {
-    const got = into.map((p) => {
-      const fd = openSync(e.pagePath!, 'r');
-      const b = Buffer.alloc(e.pageBytes);
-      readSync(fd, b, 0, b.length, p * e.pageBytes);
-      closeSync(fd);
-      return createHash('sha256').update(b).digest('hex');
-    });
-    ctx.check(got.every((d, i) => d === blankDigests[i]), 'the late completions were discarded: no byte reached the aborted pages', { changed: got.map((d, i) => d !== blankDigests[i]) });
-  }
+  const got = await e.call<string[]>('held_digest', { pages: into });
+  ctx.check(got.every((d, i) => d === blankDigests[i]), 'the late completions were discarded: no byte reached the aborted pages', { changed: got.map((d, i) => d !== blankDigests[i]) });
   const next = await ctx.engine(m, { name: 'next' });
   const t2 = await next.lookup(hashes);
   const again = await next.wait(t2, 5000);

@@ -40,14 +40,16 @@ export async function checkDrained(ctx: CellContext, m: ManagerProcess, what: st
 }
 
 /**
- * Whether a restore on `ticket` into `pages` is refused: the call fails, or it is accepted and
- * then no layer lands and every block is reported failed (the engine recomputes).
+ * Whether a restore on `ticket` into `pages` is refused: the call, the layer wait or the block
+ * report raises (the client's typed error: the engine recomputes), or the restore is accepted and
+ * then every block is reported failed without the layer landing.
  */
 export async function restoreRefused(e: EngineStandIn, ticket: number, pages: number[], timeoutMs = 3000): Promise<{ refused: boolean; detail: unknown }> {
   const restore = await e.attempt<number>('restore', { ticket, pages });
   if ('error' in restore) return { refused: true, detail: restore.error };
   const landed = await e.attempt<boolean>('wait_layer', { restore: restore.value, layer: 0, timeout: timeoutMs / 1000 });
   const failed = await e.attempt<number[]>('failed_blocks', { restore: restore.value });
-  const all = 'value' in failed && pages.every((_, i) => failed.value.includes(i));
-  return { refused: all && !('value' in landed && landed.value === true), detail: { landed, failed } };
+  if ('error' in landed || 'error' in failed) return { refused: true, detail: { landed, failed } };
+  const all = pages.every((_, i) => failed.value.includes(i));
+  return { refused: all, detail: { landed, failed } };
 }
