@@ -48,6 +48,8 @@ export interface GateRunOptions {
   /** Use these generated adapters instead of generating (a spec that breaks one on purpose). */
   adaptersDir?: string;
   progress?: Progress;
+  /** Runs only the cells it accepts (the others are listed as skipped: not selected). */
+  cells?: (gate: string, cell: string) => boolean;
 }
 
 /** The interpreter's version and its real executable (a launcher shim such as pyenv's costs a shell per start). */
@@ -63,7 +65,13 @@ function pythonInterpreter(python: string): { version: string; executable: strin
 
 export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
   const started = Date.now();
-  const { gates, diagnostics } = planGates(o.registry, o.ids);
+  const planned = planGates(o.registry, o.ids);
+  const { diagnostics } = planned;
+  const gates = planned.gates.map((g) => {
+    if (!o.cells || g.skip !== null) return g;
+    const chosen = g.cells.filter((c) => o.cells!(g.gate.id, c.key));
+    return chosen.length === 0 ? { ...g, skip: 'not selected' } : { ...g, cells: chosen };
+  });
   const skipped = (g: PlannedGate): CellOutcome[] => g.cells.map((c) => ({ gate: g.gate.id, cell: c.key, values: c.values, status: 'skip', skip: g.skip!, checks: [], ms: 0 }));
   const runnable = gates.filter((g) => g.skip === null);
   const base = { before: null, after: null, adapter: null, place: '', diagnostics };
