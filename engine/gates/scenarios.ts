@@ -2,6 +2,7 @@
 export type ScenarioNeeds = 'cpu' | 'gpu';
 
 import type { ScenarioRun } from './harness/cell.js';
+import type { ManagerSpec } from './harness/manager-process.js';
 
 /** A parameter's value, as a cell hands it to the scenario's run. */
 export type ParameterValue = string | number | boolean;
@@ -35,11 +36,19 @@ export interface Scenario {
   /** The runtime lifecycles and components it exercises. */
   exercises: readonly string[];
   parameters: ScenarioParameters;
+  /**
+   * The Manager its cells run against (`ctx.manager()` without a spec), null when it needs none:
+   * gates whose scenarios share a spec run on one worker, so its Manager starts once.
+   */
+  manager?: ManagerSpec | null;
   /** Loads the function that runs one cell (CPU scenarios; a GPU scenario runs on the GPU host). */
   load?: () => Promise<ScenarioRun>;
 }
 
 const none: ScenarioParameters = { defaults: {}, axes: {} };
+const SSD: ManagerSpec = { ssdBytes: 8 * 1024 * 1024 };
+/** Restores whose copy into pages starts late: a restore in flight long enough to act on. */
+const DELAYED: ManagerSpec = { ssdBytes: 8 * 1024 * 1024, faults: { 'restore-copy-delay-ms': 600 } };
 const run = (load: () => Promise<{ run: ScenarioRun }>) => async () => (await load()).run;
 
 /** Every runnable scenario, in the order reports list them. */
@@ -50,6 +59,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'tier',
     exercises: ['save', 'restore', 'restart', 'dram-tier', 'ssd-tier', 'durable-index'],
+    manager: SSD,
     parameters: { defaults: {}, axes: { tier: { dram: { tier: 'dram' }, ssd: { tier: 'ssd' } }, phase: { cold: { phase: 'cold' }, hot: { phase: 'hot' }, restart: { phase: 'restart' } } } },
     load: run(() => import('./scenarios/tier-cold-hot-restart.js')),
   },
@@ -59,6 +69,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup'],
+    manager: SSD,
     parameters: { defaults: { blocks: 8 }, axes: { prefix: { cold: { stored: 0 }, partial: { stored: 4 }, full: { stored: 8 } } } },
     load: run(() => import('./scenarios/lookup-states.js')),
   },
@@ -68,6 +79,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup', 'leases'],
+    manager: SSD,
     parameters: { defaults: { deadlineMs: 400 }, axes: {} },
     load: run(() => import('./scenarios/lookup-timeout.js')),
   },
@@ -77,6 +89,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup', 'abort-drain', 'leases'],
+    manager: SSD,
     parameters: { defaults: { deadlineMs: 5000 }, axes: {} },
     load: run(() => import('./scenarios/lookup-cancellation.js')),
   },
@@ -86,6 +99,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup', 'admission', 'rank-agreement'],
+    manager: SSD,
     parameters: { defaults: { ranks: 2 }, axes: { ranks: { '2': { ranks: 2 }, '4': { ranks: 4 } } } },
     load: run(() => import('./scenarios/lookup-rank-agreement.js')),
   },
@@ -127,6 +141,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'checkpoint',
     exercises: ['checkpoint', 'abort-drain', 'save'],
+    manager: DELAYED,
     parameters: { defaults: { checkpoints: 2, window: 4 }, axes: { event: { abort: { event: 'abort' }, preemption: { event: 'preemption' } } } },
     load: run(() => import('./scenarios/checkpoint-window-bytes.js')),
   },
@@ -136,7 +151,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restore', 'abort-drain', 'ssd-tier', 'io-budget'],
-    parameters: { defaults: { holdMs: 1500 }, axes: {} },
+    manager: { ssdBytes: 8 * 1024 * 1024, faults: { 'ssd-read-hold-ms': 1500 } },
+    parameters: none,
     load: run(() => import('./scenarios/fault-paused-ssd-cancel.js')),
   },
   {
@@ -145,7 +161,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restore', 'leases', 'expiry'],
-    parameters: { defaults: { leaseMs: 400 }, axes: {} },
+    manager: { ssdBytes: 8 * 1024 * 1024, leaseMs: 400 },
+    parameters: none,
     load: run(() => import('./scenarios/fault-expired-result.js')),
   },
   {
@@ -154,7 +171,8 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restore', 'per-layer-completion', 'load-errors'],
-    parameters: { defaults: { delayMs: 800 }, axes: {} },
+    manager: DELAYED,
+    parameters: none,
     load: run(() => import('./scenarios/fault-delayed-restore.js')),
   },
   {
@@ -163,6 +181,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restart', 'leases', 'durable-index'],
+    manager: SSD,
     parameters: none,
     load: run(() => import('./scenarios/fault-manager-restart.js')),
   },
@@ -172,6 +191,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restart', 'grants', 'shared-memory'],
+    manager: SSD,
     parameters: none,
     load: run(() => import('./scenarios/fault-engine-killed.js')),
   },
@@ -181,6 +201,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'packaging',
     exercises: ['wheel-contents'],
+    manager: null,
     parameters: none,
     load: run(() => import('./scenarios/package-check.js')),
   },
@@ -190,6 +211,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'packaging',
     exercises: ['lazy-import'],
+    manager: null,
     parameters: none,
     load: run(() => import('./scenarios/lazy-import.js')),
   },

@@ -125,6 +125,8 @@ export interface CellContext {
    * cell alone), on its own temporary socket and SSD folder.
    */
   manager(spec?: ManagerSpec, o?: { own?: boolean }): Promise<ManagerProcess>;
+  /** The spec `manager()` uses when given none: the scenario's. */
+  managerSpec: ManagerSpec;
   /** A Python engine stand-in using the generated client, connected to `manager`. */
   engine(manager: ManagerProcess | null, o?: EngineOptions): Promise<EngineStandIn>;
   /** States what must hold; returns `ok`. */
@@ -172,7 +174,7 @@ const short = (v: unknown) => {
 };
 
 /** Runs one cell of `run`; never throws. */
-export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<string, string>; params: Record<string, ParameterValue>; workspace: Workspace; pool: ManagerPool; accepts?: (profile: unknown) => boolean }): Promise<CellVerdict> {
+export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<string, string>; params: Record<string, ParameterValue>; workspace: Workspace; pool: ManagerPool; accepts?: (profile: unknown) => boolean; managerSpec?: ManagerSpec }): Promise<CellVerdict> {
   const started = Date.now();
   const checks: Check[] = [];
   const owned: ManagerProcess[] = [];
@@ -187,7 +189,8 @@ export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<
     workspace: o.workspace,
     namespace: { model: `gate-run/${o.gate}/${cellName}/${tag}`, layout: 'stand-in:cpu', blockSize: 16 },
     hashes: (label, count) => Array.from({ length: count }, (_, i) => `${tag}-${label}-${i}`),
-    manager: (spec = {}, m = {}) => o.pool.get(spec, m.own === true, owned),
+    managerSpec: o.managerSpec ?? {},
+    manager: (spec = o.managerSpec ?? {}, m = {}) => o.pool.get(spec, m.own === true, owned),
     engine: async (manager, e = {}) => {
       const adapter = (e.engine ? o.workspace.adapters.find((a) => a.engine === e.engine) : undefined) ?? o.workspace.adapters[0];
       if (!adapter) throw new Error('the registry generated no adapter package');

@@ -10,7 +10,7 @@ import { diagnose, type Diagnostic } from '../../diagnostics/index.js';
 import { gateCells } from '../../lifecycle/machines/index.js';
 import type { GateContract } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
-import type { ScenarioRun } from '../harness/index.js';
+import type { ManagerSpec, ScenarioRun } from '../harness/index.js';
 import { scenario as catalogued, type ParameterValue, type ScenarioParameters } from '../scenarios.js';
 
 export interface PlannedCell {
@@ -27,6 +27,8 @@ export interface PlannedGate {
   skip: string | null;
   load: (() => Promise<ScenarioRun>) | null;
   cells: PlannedCell[];
+  /** The Manager its scenario runs against (null: none; undefined: not known before it runs). */
+  manager?: ManagerSpec | null;
 }
 
 /** A cell's parameters: the defaults, then each axis value's; null when an axis or value is unknown. */
@@ -71,12 +73,14 @@ export function planGates(registry: Registry, ids: readonly string[] | 'all'): {
     if (gate.evidence.hashes === 'engine-and-adapter') return plain('needs the real engine (evidence hashes the engine installation)', s.scenario);
     let parameters: ScenarioParameters | undefined;
     let load: (() => Promise<ScenarioRun>) | undefined;
+    let manager: ManagerSpec | null | undefined;
     if (s.runner === 'orbitkv') {
       const found = catalogued(s.scenario);
       if (!found) return plain('unknown scenario', s.scenario);
       if (found.needs === 'gpu' || !found.load) return plain('needs a GPU', s.scenario);
       parameters = found.parameters;
       load = found.load;
+      manager = found.manager;
     } else {
       const own = product?.rule === 'product' ? product.scenarios?.find((p) => p.name === s.scenario) : undefined;
       if (!own) return plain('unknown product scenario', s.scenario);
@@ -101,7 +105,7 @@ export function planGates(registry: Registry, ids: readonly string[] | 'all'): {
       if (!params) return plain(`a matrix value the scenario does not know (${c.key})`, s.scenario);
       out.push({ key: c.key, values: c.values, params });
     }
-    return { gate, scenario: s.scenario, skip: null, load, cells: out };
+    return { gate, scenario: s.scenario, skip: null, load, cells: out, ...(manager !== undefined ? { manager } : {}) };
   });
   return { gates: planned, diagnostics };
 }

@@ -90,24 +90,42 @@ export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
     const checks = await loadRejectionChecks(o.registry);
     const accepts = (profile: unknown) => checks.evaluate(profile).accepted;
     const results = new Map<PlannedGate, CellOutcome[]>();
-    const queue = [...runnable];
     // Each worker keeps its Managers (one per spec) across the gates it runs: starting a Manager
-    // is the slowest step, and a worker runs one cell at a time, so no cell sees another's work.
-    const worker = async () => {
+    // is the slowest step, so gates whose scenarios share a spec go to the same worker; a worker
+    // runs one cell at a time, so no cell sees another's work on its Manager.
+    const bins = partition(runnable, Math.max(1, Math.min(o.jobs ?? 2, runnable.length)));
+    await Promise.all(bins.map(async (bin) => {
       const pool = new ManagerPool(ws);
       try {
-        for (let g = queue.shift(); g; g = queue.shift()) results.set(g, await runGate(g, ws, pool, accepts, o.progress));
+        for (const g of bin) results.set(g, await runGate(g, ws, pool, accepts, o.progress));
       } finally {
         await pool.stop();
       }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.jobs ?? 2, queue.length)) }, worker));
+    }));
     const after = inputDigests(o.registry.root, ws.manifest);
     const cells = gates.flatMap((g) => (g.skip === null ? results.get(g)! : skipped(g)));
     return { cells, before, after, adapter, place, diagnostics, ms: Date.now() - started };
   } finally {
     ws.dispose();
   }
+}
+
+/** Gates grouped by their scenario's Manager spec, groups dealt to `n` bins, largest first, to the lightest bin. */
+export function partition(gates: readonly PlannedGate[], n: number): PlannedGate[][] {
+  const groups = new Map<string, PlannedGate[]>();
+  for (const g of gates) {
+    const key = g.manager === undefined ? `unknown:${g.gate.id}` : JSON.stringify(g.manager);
+    groups.set(key, [...(groups.get(key) ?? []), g]);
+  }
+  // A group costs its cells plus a Manager start (none for a scenario without a Manager).
+  const weight = (list: PlannedGate[]) => list.reduce((w, g) => w + g.cells.length, 0) + (list[0]!.manager === null ? 0 : 3);
+  const bins = Array.from({ length: n }, () => ({ gates: [] as PlannedGate[], weight: 0 }));
+  for (const list of [...groups.values()].sort((a, b) => weight(b) - weight(a))) {
+    const bin = bins.reduce((a, b) => (b.weight < a.weight ? b : a));
+    bin.gates.push(...list);
+    bin.weight += weight(list);
+  }
+  return bins.map((b) => b.gates).filter((b) => b.length > 0);
 }
 
 async function runGate(g: PlannedGate, ws: Workspace, pool: ManagerPool, accepts: (profile: unknown) => boolean, progress: Progress | undefined): Promise<CellOutcome[]> {
@@ -122,7 +140,7 @@ async function runGate(g: PlannedGate, ws: Workspace, pool: ManagerPool, accepts
     for (const c of g.cells) {
       const label = `${g.gate.id} [${c.key}]`;
       progress?.started(label);
-      const v = await runCell(run, { gate: g.gate.id, cell: c.values, params: c.params, workspace: ws, pool, accepts });
+      const v = await runCell(run, { gate: g.gate.id, cell: c.values, params: c.params, workspace: ws, pool, accepts, ...(g.manager ? { managerSpec: g.manager } : {}) });
       progress?.finished(label);
       out.push({ gate: g.gate.id, cell: c.key, values: c.values, status: v.pass ? 'pass' : 'fail', checks: v.checks, ...(v.error !== undefined ? { error: v.error } : {}), ms: v.ms });
     }

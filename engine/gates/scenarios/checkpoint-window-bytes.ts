@@ -21,7 +21,7 @@ export const run: ScenarioRun = async (ctx) => {
   const checkpoints = Number(ctx.params['checkpoints']);
   const window = Number(ctx.params['window']);
   const event = String(ctx.params['event']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, faults: { 'restore-copy-delay-ms': 400 } });
+  const m = await ctx.manager();
   const e = await ctx.engine(m, { name: 'request' });
   const ckpt = ctx.hashes('checkpoint', checkpoints);
   const win = ctx.hashes('window', window);

@@ -8,8 +8,9 @@ import type { ScenarioRun } from '../harness/index.js';
 import { blank, checkDrained, pageRange, stateIs, storeChain } from './support.js';
 
 export const run: ScenarioRun = async (ctx) => {
-  const delayMs = Number(ctx.params['delayMs']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, faults: { 'restore-copy-delay-ms': delayMs } });
+  const m = await ctx.manager();
+  const delayMs = m.spec.faults?.['restore-copy-delay-ms'] ?? 0;
+  ctx.check(delayMs > 0, 'the Manager delays restore copies (fault injection)', m.spec);
   const e = await ctx.engine(m);
   const hashes = ctx.hashes('chain', 4);
   const digests = await storeChain(ctx, e, hashes, pageRange(0, 4));

@@ -9,7 +9,7 @@ import { checkDrained, pageRange, stateIs, storeChain } from './support.js';
 import { restoreAndCompare } from './tier-cold-hot-restart.js';
 
 export const run: ScenarioRun = async (ctx) => {
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024 });
+  const m = await ctx.manager();
   const doomed = await ctx.engine(m, { name: 'doomed' });
   const survivor = await ctx.engine(m, { name: 'survivor' });
   const hashes = ctx.hashes('doomed', 4);

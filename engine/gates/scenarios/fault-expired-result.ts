@@ -8,8 +8,8 @@ import type { ScenarioRun } from '../harness/index.js';
 import { checkDrained, pageRange, restoreRefused, stateIs, storeChain } from './support.js';
 
 export const run: ScenarioRun = async (ctx) => {
-  const leaseMs = Number(ctx.params['leaseMs']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, leaseMs });
+  const m = await ctx.manager();
+  const leaseMs = m.spec.leaseMs ?? 30_000;
   const e = await ctx.engine(m, { name: 'forgetful' });
   const hashes = ctx.hashes('chain', 4);
   await storeChain(ctx, e, hashes, pageRange(0, 4));

@@ -10,7 +10,7 @@ import { blank, checkDrained, pageRange, restoreRefused, stateIs, storeChain } f
 import { restoreAndCompare } from './tier-cold-hot-restart.js';
 
 export const run: ScenarioRun = async (ctx) => {
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024 });
+  const m = await ctx.manager();
   const e = await ctx.engine(m);
   const hashes = ctx.hashes('chain', 6);
   const digests = await storeChain(ctx, e, hashes, pageRange(0, 6));

@@ -1,7 +1,7 @@
 /**
  * fault-paused-ssd-cancel: the Manager runs with SSD read completions held back (fault
- * injection). After a restart (DRAM cold) an engine restores blocks that must come from the
- * SSD tier, and aborts (its connection goes) while the reads are held. Until the held reads
+ * injection). Once other blocks pushed them out of DRAM, an engine restores blocks that must come
+ * from the SSD tier, and aborts (its connection goes) while the reads are held. Until the held reads
  * complete, the Manager keeps the engine's pages mapped and the restore counted in flight; once
  * they complete, the late bytes are discarded (never copied into the freed pages), the pages are
  * unmapped, the leases and the in-flight count return to zero, and the blocks still serve.
@@ -11,17 +11,20 @@ import { blank, checkDrained, pageRange, stateIs, storeChain } from './support.j
 import { restoreAndCompare } from './tier-cold-hot-restart.js';
 
 export const run: ScenarioRun = async (ctx) => {
-  const holdMs = Number(ctx.params['holdMs']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024, faults: { 'ssd-read-hold-ms': holdMs } });
+  const m = await ctx.manager();
+  const holdMs = m.spec.faults?.['ssd-read-hold-ms'] ?? 0;
+  ctx.check(holdMs > 0, 'the Manager holds SSD read completions back (fault injection)', m.spec);
   const first = await ctx.engine(m);
   const hashes = ctx.hashes('chain', 4);
   const digests = await storeChain(ctx, first, hashes, pageRange(0, 4));
+  // Push the chain out of DRAM (64 slots) with other blocks: its restore must read the SSD tier.
+  const filler = pageRange(8, 24);
+  for (let round = 0; round < 3; round++) await storeChain(ctx, first, ctx.hashes(`filler${round}`, filler.length), filler, `filler ${round}`);
   await first.close();
-  await m.restart();
   const e = await ctx.engine(m, { name: 'aborting' });
   const t = await e.lookup(hashes);
   const hit = await e.wait(t, 5000);
-  ctx.check(stateIs(hit, 'ready') && (hit?.tiers?.['ssd'] ?? 0) === 4, 'after the restart the blocks are found on the SSD tier only', hit);
+  ctx.check(stateIs(hit, 'ready') && (hit?.tiers?.['ssd'] ?? 0) === 4, 'the blocks are found on the SSD tier only', hit);
   const into = pageRange(16, 4);
   await blank(e, into);
   const blankDigests = await e.digest(into);

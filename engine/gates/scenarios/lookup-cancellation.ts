@@ -8,7 +8,7 @@ import type { ScenarioRun } from '../harness/index.js';
 import { checkDrained, pageRange, stateIs, storeChain } from './support.js';
 
 export const run: ScenarioRun = async (ctx) => {
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024 });
+  const m = await ctx.manager();
   const e = await ctx.engine(m, { name: 'aborting' });
   const other = await ctx.engine(m, { name: 'other' });
   const hashes = ctx.hashes('chain', 4);

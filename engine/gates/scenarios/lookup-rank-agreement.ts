@@ -13,7 +13,7 @@ const CHAIN = 8;
 
 export const run: ScenarioRun = async (ctx) => {
   const ranks = Number(ctx.params['ranks']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024 });
+  const m = await ctx.manager();
   const engines = await Promise.all(Array.from({ length: ranks }, (_, r) => ctx.engine(m, { name: `rank${r}`, engine: 'sglang' })));
   const shard = (r: number) => ({ ...ctx.namespace, layout: `${ctx.namespace.layout}:tp${r}` });
   const hashes = ctx.hashes('chain', CHAIN);

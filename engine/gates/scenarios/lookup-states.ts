@@ -12,7 +12,7 @@ import { restoreAndCompare } from './tier-cold-hot-restart.js';
 export const run: ScenarioRun = async (ctx) => {
   const blocks = Number(ctx.params['blocks']);
   const stored = Number(ctx.params['stored']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024 });
+  const m = await ctx.manager();
   const rank0 = await ctx.engine(m, { name: 'rank0' });
   const rank1 = await ctx.engine(m, { name: 'rank1' });
   const hashes = ctx.hashes('chain', blocks);

@@ -8,7 +8,7 @@ import { checkDrained, pageRange, restoreRefused, stateIs, storeChain } from './
 
 export const run: ScenarioRun = async (ctx) => {
   const deadlineMs = Number(ctx.params['deadlineMs']);
-  const m = await ctx.manager({ ssdBytes: 8 * 1024 * 1024 });
+  const m = await ctx.manager();
   const e = await ctx.engine(m);
   const hashes = ctx.hashes('chain', 4);
   await storeChain(ctx, e, hashes, pageRange(0, 4));
