@@ -64,6 +64,7 @@ _CHANNEL = struct.Struct("<II")
 assert _HEADER.size == HEADER_BYTES
 
 MAX_OUTSTANDING = 4096
+MAX_REPLY = 16 << 20
 RETRY_FIRST = 0.05
 RETRY_MAX = 5.0
 CONNECT_TIMEOUT = 5.0
@@ -316,10 +317,10 @@ class _Reply:
 class LookupResult:
     """A lookup that left pending: state is ready, miss, timed-out or cancelled."""
 
-    __slots__ = ("state", "boundary", "tiers", "matched", "ticket", "reason")
+    __slots__ = ("state", "boundary", "tiers", "matched", "ticket", "reason", "grant")
 
-    def __init__(self, state, boundary, tiers, matched=0, ticket=None, reason=None):
-        self.state, self.boundary, self.tiers, self.matched, self.ticket, self.reason = state, boundary, tiers, matched, ticket, reason
+    def __init__(self, state, boundary, tiers, matched=0, ticket=None, reason=None, grant=None):
+        self.state, self.boundary, self.tiers, self.matched, self.ticket, self.reason, self.grant = state, boundary, tiers, matched, ticket, reason, grant
 
     def __repr__(self):
         return "LookupResult(state=%r, boundary=%r, tiers=%r)" % (self.state, self.boundary, self.tiers)
@@ -362,7 +363,15 @@ class Ticket:
         body = reply.body()
         self.id = body.get("ticket", self.id)
         state = _STATES.get(body.get("state"), body.get("state"))
-        self._result = LookupResult(state, body.get("boundary") or 0, body.get("tiers") or {}, body.get("matched") or 0, self.id)
+        self._result = LookupResult(state, body.get("boundary") or 0, body.get("tiers") or {}, body.get("matched") or 0, self.id, grant=body.get("grant"))
+
+    def share(self):
+        """A ready ticket as JSON another process's client can restore ({"ticket", "grant"}): the
+        vLLM scheduler looks up, its workers load. None unless ready."""
+        result = self.poll()
+        if result is None or result.state != "ready" or result.grant is None:
+            return None
+        return {"ticket": result.ticket, "grant": result.grant}
 
 
 class Operation:
@@ -421,6 +430,10 @@ class Restore(Operation):
             time.sleep(min(pause, left))
             pause = min(pause * 2, 1e-3)
 
+    def failed_pages(self):
+        """The pages (indices in the registration) of failed_blocks()."""
+        return [self.pages[i] for i in self.failed_blocks()]
+
     def failed_blocks(self):
         """Positions (in pages) of the blocks that will not land: flagged failed, or not restored once done."""
         reg = self._registration
@@ -463,13 +476,20 @@ class Client:
         self._generation = 0
         self._retry_at = 0.0
         self._retry = 0.0
-        self._max_reply = 64 * 1024
+        self._max_reply = MAX_REPLY
         self._closed = False
+        self._connect_lock = threading.Lock()
         self._reconnect()
 
     # connection -----------------------------------------------------------------------------
 
     def _reconnect(self):
+        # One thread reconnects; the others find the connection made (or the back-off set).
+        with self._connect_lock:
+            if self._sock is None:
+                self._reconnect_locked()
+
+    def _reconnect_locked(self):
         now = time.monotonic()
         if now < self._retry_at:
             raise ManagerNotReachable(self.socket_path, "reconnecting: next attempt in %.2f s" % (self._retry_at - now), self.role)
@@ -503,7 +523,8 @@ class Client:
             self._generation += 1
         welcome = self._call("hello", {"protocol": PROTOCOL_VERSION, "profile": self.profile, "client": self.name}, self.connect_timeout, reconnect=False)
         self.welcome = welcome
-        self._max_reply = max(int(welcome.get("maxPayload", 0)), 64 * 1024)
+        # Replies (status, long block lists) may exceed the request bound; this caps what one frame may hold here.
+        self._max_reply = MAX_REPLY
         if self.registration is not None:
             self._register(self.registration, reconnect=False)
 
@@ -674,9 +695,9 @@ class Client:
     def lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):
         """Opens a lookup ticket and returns at once (poll it)."""
         body = {"namespace": namespace, "hashes": [str(h) for h in hashes], "request": str(request), "rank": rank, "worldSize": world_size, "deadlineMs": deadline_ms}
-        generation = self._generation
         reply = self._send("lookup", body)
-        ticket = Ticket(self, reply, str(request), generation)
+        # Read after the send: a send may have reconnected first (a new session, a new generation).
+        ticket = Ticket(self, reply, str(request), self._generation)
         reply.on_notice = lambda notice: self._noticed(ticket, notice)
         return ticket
 
@@ -719,12 +740,23 @@ class Client:
         self._fire("release", {"ticket": int(ticket)})
 
     def restore(self, ticket, pages):
-        """Restores a ready ticket's first len(pages) blocks into pages; per-layer waits on the result."""
+        """Restores a ready ticket's first len(pages) blocks into pages; per-layer waits on the result.
+
+        ticket is a Ticket of this client, or what Ticket.share() gave in another process
+        ({"ticket", "grant"}: this process's pages, the other session's leases).
+        """
         if self.registration is None:
             raise ManagerError("register pages before restoring", "no-pages")
+        if isinstance(ticket, Mapping):
+            pages = list(pages)
+            self.registration.clear_flags(pages)
+            reply = self._send("restore", {"ticket": int(ticket["ticket"]), "grant": str(ticket["grant"]), "pages": pages})
+            return Restore(self, reply, self.registration, pages, int(ticket["ticket"]))
         result = ticket.poll() if isinstance(ticket, Ticket) else None
         if isinstance(ticket, Ticket) and (result is None or result.state != "ready"):
             raise ManagerError("the ticket is %s, not ready" % ("pending" if result is None else result.state), "ticket-not-ready")
+        if isinstance(ticket, Ticket) and ticket._generation != self._generation:
+            raise ManagerError("the ticket belongs to a connection that was lost; look up again", "stale-ticket")
         ticket_id = ticket.id if isinstance(ticket, Ticket) else int(ticket)
         pages = list(pages)
         # Cleared before asking: no flag left from an earlier restore reads as landed.

@@ -122,6 +122,28 @@ describe('runtime: a real Manager process (DRAM and SSD tiers)', function () {
     await Promise.all([c.close(), d.close()]);
   });
 
+  it('a pending lookup is named at once (LOOKUP_PENDING, same request id) and CANCEL of that ticket ends it cancelled; a ready one is answered directly, with a grant', async () => {
+    const pages = pageFile(1, BLOCK);
+    const c = await engineClient(m, pages, 1, BLOCK);
+    const answer = c.request(OPCODE.lookup, lookupBody(['never'], { request: 'notice', worldSize: 2, deadlineMs: 20_000 }));
+    for (let i = 0; i < 100 && c.notices.size === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const [notice] = [...c.notices.values()];
+    assert.equal(notice?.state, 'pending');
+    assert.equal(typeof notice?.ticket, 'number');
+    const cancelled = await c.request(OPCODE.cancel, { ticket: notice!.ticket });
+    assert.equal(cancelled.body.state, 'cancelled');
+    const result = await answer;
+    assert.equal(result.opcode, OPCODE.lookupResult);
+    assert.deepEqual([result.body.ticket, result.body.state], [notice!.ticket, 'cancelled']);
+    pages.write(0, blockBytes('g0', BLOCK));
+    await c.request(OPCODE.save, { namespace: NS, hashes: ['g0'], pages: [0] });
+    const ready = await c.request(OPCODE.lookup, lookupBody(['g0']));
+    assert.equal(ready.body.state, 'ready');
+    assert.match(String(ready.body.grant), /^[0-9a-f]{32}$/);
+    assert.equal(c.notices.size, 0, 'no notice is kept once its request is answered');
+    await c.close();
+  });
+
   it('a malformed request payload is answered with a code and the connection stays open', async () => {
     const pages = pageFile(1, BLOCK);
     const c = await engineClient(m, pages, 1, BLOCK);

@@ -65,6 +65,46 @@ done()
     assert.deepEqual(out.failed, []);
   });
 
+  it('wait_layer is False while nothing has landed (the Manager stopped), True once it has; a cancelled restore reports every block failed', () => {
+    const out = runPython(String.raw`
+import signal
+pid = int(sys.argv[5])
+c = _client.connect(profile, "worker", socket_path=sock)
+reg = c.register_pages(32768, 4, 2)
+for layer in range(2):
+    reg.page(0, layer)[:] = bytes([48 + layer]) * 32768
+c.save(ns, ["w0"], [0]).wait(10)
+t = c.lookup(ns, ["w0"], "stopped")
+t.wait(5)
+os.kill(pid, signal.SIGSTOP)
+try:
+    r = c.restore(t, [1])
+    out["while_stopped"] = [r.wait_layer(0, 0.3), r.wait_layer(1, 0.05), r.done()]
+finally:
+    os.kill(pid, signal.SIGCONT)
+out["after"] = [r.wait_layer(0, 5), r.wait_layer(1, 5)]
+out["result"] = r.wait(5)["state"]
+out["landed"] = bytes(reg.page(1, 1)) == bytes(reg.page(0, 1))
+t2 = c.lookup(ns, ["w0"], "cancelled")
+t2.wait(5)
+os.kill(pid, signal.SIGSTOP)
+try:
+    r2 = c.restore(t2, [2])
+    c.cancel(r2)
+finally:
+    os.kill(pid, signal.SIGCONT)
+res2 = r2.wait(5)
+out["cancelled"] = [res2["state"], r2.failed_blocks(), r2.wait_layer(0, 1)]
+c.close()
+done()
+`, m, [String(m.child.pid)]);
+    assert.deepEqual(out.while_stopped, [false, false, false]);
+    assert.deepEqual(out.after, [true, true]);
+    assert.equal(out.result, 'done');
+    assert.equal(out.landed, true);
+    assert.deepEqual(out.cancelled, ['cancelled', [0], true]);
+  });
+
   it('a pending lookup polls None (never a miss) until the other rank reports; both get the smaller boundary', () => {
     const out = runPython(String.raw`
 a = _client.connect(profile, "rank0", socket_path=sock)
@@ -150,6 +190,106 @@ done()
     assert.match(message, /not-sealed/);
     assert.deepEqual(out.echo, { still: 'served' });
     assert.equal(out.sealed, 'EPERM', 'a sealed memfd cannot be truncated at all');
+  });
+
+  it('a ticket shared by the process that looked up is restored by another process into its own pages (vLLM: scheduler looks up, worker loads)', () => {
+    const out = runPython(String.raw`
+sched = _client.connect(profile, "scheduler", socket_path=sock)
+worker = _client.connect(profile, "worker", socket_path=sock)
+src = sched.register_pages(65536, 1, 1)
+src.page(0)[:] = b"s" * 65536
+sched.save(ns, ["shared"], [0]).wait(10)
+wreg = worker.register_pages(32768, 2, 2)
+t = sched.lookup(ns, ["shared"], "shared-req")
+t.wait(5)
+grant = t.share()
+out["grant"] = sorted(grant)
+forged = dict(grant, grant="0" * len(grant["grant"]))
+try:
+    worker.restore(forged, [1]).wait(5)
+except _client.ManagerRefused as e:
+    out["forged"] = [e.code, e.reason]
+r = worker.restore(json.loads(json.dumps(grant)), [1])
+out["layers"] = [r.wait_layer(0, 5), r.wait_layer(1, 5)]
+out["restored"] = r.wait(5)["state"]
+out["bytes"] = (bytes(wreg.page(1, 0)[:2]) + bytes(wreg.page(1, 1)[-2:])).decode()
+out["again"] = None
+try:
+    worker.restore(grant, [0]).wait(5)
+except _client.ManagerRefused as e:
+    out["again"] = e.reason
+sched.close(); worker.close()
+done()
+`, m);
+    assert.deepEqual(out.grant, ['grant', 'ticket']);
+    assert.deepEqual(out.forged, ['OKV7107', 'unknown-grant']);
+    assert.deepEqual(out.layers, [true, true]);
+    assert.equal(out.restored, 'done');
+    assert.equal(out.bytes, 'ssss');
+    assert.notEqual(out.again, null, 'a consumed grant is not restored twice');
+  });
+
+  it('300 pending lookups on one connection do not hold up its save, cancel or echo', () => {
+    const out = runPython(String.raw`
+c = _client.connect(profile, "scheduler", socket_path=sock)
+reg = c.register_pages(65536, 1, 1)
+tickets = [c.lookup(ns, ["z%d" % i], "pend-%d" % i, rank=0, world_size=2, deadline_ms=30000) for i in range(300)]
+start = time.monotonic()
+s = c.save(ns, ["through"], [0]).wait(10)
+out["save"] = s["blocks"] if s else None
+out["echo"] = c.echo({"ok": 1})
+out["seconds"] = time.monotonic() - start
+out["pending"] = sum(1 for t in tickets if t.poll() is None)
+for t in tickets:
+    c.cancel(t)
+out["cancelled"] = sorted(set(t.wait(10).state for t in tickets))
+c.close()
+done()
+`, m);
+    assert.deepEqual(out.save, ['stored']);
+    assert.deepEqual(out.echo, { ok: 1 });
+    assert.ok((out.seconds as number) < 5, `the save took ${String(out.seconds)} s behind pending lookups`);
+    assert.equal(out.pending, 300);
+    assert.deepEqual(out.cancelled, ['cancelled']);
+  });
+
+  it('the handshake carries the live profile: engine objects reduced to what the rejections read, the Manager gives the local verdict', () => {
+    const out = runPython(String.raw`
+from orbitkv_vllm import rejections
+class Obj:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+env = dict(profile["env"], SECRET_TOKEN="do-not-send")
+def live(config):
+    return {"engine": "vllm", "version": profile["version"], "env": env, "config": config}
+def as_objects(value):
+    if isinstance(value, dict):
+        return Obj(**{k: as_objects(v) for k, v in value.items()})
+    return value
+good = live({k: as_objects(v) for k, v in profile["config"].items()})
+out["local_good"] = rejections.evaluate(good)["accepted"]
+wire = _client.wire_profile(good)
+out["secret_sent"] = "SECRET_TOKEN" in wire["env"]
+c = _client.connect(good, "worker", socket_path=sock)
+out["manager_good"] = "accepted"
+c.close()
+bad_config = {k: as_objects(v) for k, v in profile["config"].items()}
+bad_config.setdefault("vllm_config", Obj())
+bad_config["vllm_config"].speculative_config = Obj(method="eagle")
+bad = live(bad_config)
+out["local_bad"] = [r["id"] for r in rejections.evaluate(bad)["rejections"]]
+try:
+    _client.connect(bad, "worker", socket_path=sock)
+    out["manager_bad"] = "accepted"
+except _client.ManagerRefused as e:
+    out["manager_bad"] = e.body.get("rejections")
+done()
+`, m);
+    assert.equal(out.local_good, true);
+    assert.equal(out.secret_sent, false, 'only the variables a rejection names travel');
+    assert.equal(out.manager_good, 'accepted');
+    assert.ok((out.local_bad as string[]).length > 0, 'the live speculative config is rejected locally');
+    assert.deepEqual(out.manager_bad, out.local_bad, 'the Manager reaches the same verdict over the wire profile');
   });
 
   it('imports with the standard library only and opens nothing at import', () => {

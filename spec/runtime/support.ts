@@ -47,10 +47,11 @@ export function acceptedProfile(): { engine: string; version: string; env: Recor
 }
 
 /** Starts `orbitkv serve` with the flags; resolves once it logs `serving` (or rejects with its stderr). */
-export function startManager(flags: string[], options: { socketDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ManagerProcess> {
+export function startManager(flags: string[], options: { socketDir?: string | undefined; env?: NodeJS.ProcessEnv; noSocket?: boolean } = {}): Promise<ManagerProcess> {
   const dir = options.socketDir ?? join(tempDir('sock'), 'run');
-  const socket = flags.includes('--socket') ? flags[flags.indexOf('--socket') + 1]! : join(dir, 'm.sock');
-  const args = ['--import', 'tsx', MAIN, 'serve', ...(flags.includes('--socket') ? [] : ['--socket', socket]), ...flags];
+  // noSocket: serve picks its default (the registry's rule); the socket is read from its `serving` log.
+  let socket = flags.includes('--socket') ? flags[flags.indexOf('--socket') + 1]! : join(dir, 'm.sock');
+  const args = ['--import', 'tsx', MAIN, 'serve', ...(flags.includes('--socket') || options.noSocket ? [] : ['--socket', socket]), ...flags];
   const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let err = '';
   const logs: Record<string, unknown>[] = [];
@@ -66,7 +67,10 @@ export function startManager(flags: string[], options: { socketDir?: string; env
         if (!line.startsWith('{')) continue;
         const entry = JSON.parse(line) as Record<string, unknown>;
         logs.push(entry);
-        if (entry.event === 'serving') resolve(handle());
+        if (entry.event === 'serving') {
+          if (options.noSocket) socket = String(entry.socket);
+          resolve(handle());
+        }
       }
     });
     void exited.then((code) => reject(Object.assign(new Error(`serve exited ${code}: ${err}`), { code, stderr: err })));

@@ -100,21 +100,32 @@ export const command: CommandModule = {
       logger.warn('faults-enabled', { faults });
     }
     const socketPath = values.socket !== undefined ? resolve(io.cwd, values.socket) : defaultSocketPath(io.env, managerEndpoint(productOf(registry)));
+    // The signal handlers come first: a SIGTERM while the Manager starts (its tiers allocate,
+    // its socket binds) must drain it once started, not kill it with the default disposition.
+    let signalled: string | null = null;
+    let onSignal: ((signal: string) => void) | null = null;
+    const handler = (signal: string) => {
+      logger.info('signal', { signal });
+      signalled ??= signal;
+      onSignal?.(signal);
+    };
+    const term = () => handler('SIGTERM');
+    const int = () => handler('SIGINT');
+    process.once('SIGTERM', term);
+    process.once('SIGINT', int);
     let manager;
     try {
       manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, logger });
     } catch (error) {
+      process.off('SIGTERM', term);
+      process.off('SIGINT', int);
       if (error instanceof ManagerStartError) return report(error.diagnostic);
       throw error;
     }
     const running = manager;
     await new Promise<void>((done) => {
-      const stop = (signal: string) => {
-        logger.info('signal', { signal });
-        void running.stop().then(done);
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      onSignal = () => void running.stop().then(done);
+      if (signalled !== null) onSignal(signalled);
     });
     return EXIT.ok;
   },

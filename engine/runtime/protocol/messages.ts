@@ -45,6 +45,11 @@ export interface RestoreRequest {
   ticket: number;
   /** Destination page of each block in [0, boundary). */
   pages: number[];
+  /**
+   * The grant from the ticket's LOOKUP_RESULT, when another session (another process of the
+   * engine: vLLM's worker restoring its scheduler's lookup) opened the ticket.
+   */
+  grant?: string;
 }
 
 export interface TicketRequest {
@@ -120,7 +125,8 @@ export function checks(maxBlocks: number) {
   const restore: Check<RestoreRequest> = (v) => {
     if (!isObject(v) || !isCount(v.ticket)) return '"ticket" must be a ticket id';
     if (!Array.isArray(v.pages) || v.pages.length > maxBlocks || !v.pages.every((p) => isCount(p, 0xffff_ffff))) return `"pages" must be an array of at most ${maxBlocks} page indices`;
-    return { ticket: v.ticket, pages: v.pages as number[] };
+    if (v.grant !== undefined && (typeof v.grant !== 'string' || !/^[0-9a-f]{32}$/.test(v.grant))) return '"grant" must be the 32 hex digits a LOOKUP_RESULT gave';
+    return { ticket: v.ticket, pages: v.pages as number[], ...(typeof v.grant === 'string' ? { grant: v.grant } : {}) };
   };
   const ticket: Check<TicketRequest> = (v) => (isObject(v) && isCount(v.ticket) ? { ticket: v.ticket } : '"ticket" must be a ticket id');
   const registerPages: Check<RegisterPagesRequest> = (v) => {

@@ -129,15 +129,17 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           const ticket = s.tickets.lastAdded;
           const PENDING = Symbol('pending');
           // Already answered (ready, miss) when the ticket settled at once; else name it now.
+          // A ready ticket carries a grant: another session of this uid may restore it with it.
+          const granted = (r: Awaited<typeof answer>) => (r.state === 'ready' && s.tickets.grant(r.ticket) !== null ? { ...r, grant: s.tickets.grant(r.ticket) } : r);
           const first = await Promise.race([answer, Promise.resolve(PENDING)]);
-          if (first !== PENDING) return reply(OPCODE.lookupResult, first);
+          if (first !== PENDING) return reply(OPCODE.lookupResult, granted(first));
           if (ticket !== null) send(OPCODE.lookupPending, frame.requestId, { ticket, state: 'pending' });
           // Past MAX_DETACHED pending lookups they keep their slots, and the in-flight bound holds again.
-          if (detached >= MAX_DETACHED) return reply(OPCODE.lookupResult, await answer);
+          if (detached >= MAX_DETACHED) return reply(OPCODE.lookupResult, granted(await answer));
           detached++;
           detach();
           try {
-            return reply(OPCODE.lookupResult, await answer);
+            return reply(OPCODE.lookupResult, granted(await answer));
           } finally {
             detached--;
           }
@@ -145,10 +147,17 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
         case OPCODE.save: return reply(OPCODE.saveResult, await ctx.service.save(s, check(shape.save(body))));
         case OPCODE.restore: {
           const asked = check(shape.restore(body));
+          // With a grant, the ticket is another session's (same uid): its leases, these pages.
+          let owner = s;
+          if (asked.grant !== undefined) {
+            const found = [...ctx.sessions].find((x) => x.tickets.admits(asked.ticket, asked.grant!));
+            if (!found) throw new RequestError('unknown-grant', `no open ticket ${asked.ticket} with that grant`);
+            owner = found;
+          }
           // The restore's cancel is filed under its ticket, so CANCEL of that ticket aborts it.
           s.cancels.expect(asked.ticket);
           try {
-            return reply(OPCODE.restoreResult, await ctx.service.restore(s, asked));
+            return reply(OPCODE.restoreResult, await ctx.service.restore(s, asked, owner));
           } finally {
             s.cancels.expect(null);
           }

@@ -204,9 +204,9 @@ export class CacheService {
     }
   }
 
-  /** Restores a ready ticket's blocks into the session's pages. */
-  async restore(session: Session, req: RestoreRequest): Promise<{ state: string; blocks: string[] }> {
-    const t = this.owned(session, req.ticket);
+  /** Restores a ready ticket's blocks into the session's pages; `owner` opened the ticket (another session when granted). */
+  async restore(session: Session, req: RestoreRequest, owner: Session = session): Promise<{ state: string; blocks: string[] }> {
+    const t = this.owned(owner, req.ticket);
     const pages = session.pages;
     if (!pages) throw new RequestError('no-pages', 'register pages before restoring');
     const snap = t.actor.getSnapshot();

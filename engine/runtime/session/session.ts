@@ -3,7 +3,7 @@
  * operations in flight. Closing a session cancels its tickets, drains its I/O and only then
  * gives back its leases and unmaps its pages.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync } from 'node:fs';
 import type { PageFile } from '../pages/index.js';
 
@@ -14,10 +14,31 @@ export interface SessionTicket {
 /** The session's tickets; remembers the one added last (a lookup's id, read by the connection right after it opens one). */
 export class TicketTable extends Map<number, SessionTicket> {
   lastAdded: number | null = null;
+  /** Grants of ready tickets another session may restore, dropped with their ticket (so bounded by it). */
+  readonly grants = new Map<number, string>();
 
   override set(id: number, ticket: SessionTicket): this {
     this.lastAdded = id;
     return super.set(id, ticket);
+  }
+
+  override delete(id: number): boolean {
+    this.grants.delete(id);
+    return super.delete(id);
+  }
+
+  /** A grant for a ticket of this table (one per ticket). */
+  grant(id: number): string | null {
+    if (!this.has(id)) return null;
+    let g = this.grants.get(id);
+    if (g === undefined) this.grants.set(id, (g = randomBytes(16).toString('hex')));
+    return g;
+  }
+
+  /** Whether `grant` is the ticket's (constant time). */
+  admits(id: number, grant: string): boolean {
+    const g = this.grants.get(id);
+    return g !== undefined && g.length === grant.length && timingSafeEqual(Buffer.from(g), Buffer.from(grant));
   }
 }
 
