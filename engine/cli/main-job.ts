@@ -65,7 +65,7 @@ export async function runMainJob(io: CliIo, o: MainJobOptions): Promise<number> 
     step('status (the copy, after the gates)');
     io.out(renderBoard(after, 'text'));
     const moved = after.rows.filter((r) => before.get(r.id) !== r.state);
-    io.out(`\nmoved by this run: ${moved.length === 0 ? 'nothing' : ''}\n`);
+    io.out(`\nmoved by this run:${moved.length === 0 ? ' nothing' : ''}\n`);
     for (const r of moved) io.out(`  ${r.id.padEnd(40)} ${before.get(r.id) ?? '-'} → ${r.state}\n`);
     io.out(`\nstart: done in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
     const failed = run.cells.some((c) => c.status === 'fail') || problems.some((d) => d.severity === 'error');
