@@ -1,6 +1,23 @@
 /** What a scenario needs from the machine it runs on. */
 export type ScenarioNeeds = 'cpu' | 'gpu';
 
+import type { ScenarioRun } from './harness/cell.js';
+import type { ManagerSpec } from './harness/manager-process.js';
+
+/** A parameter's value, as a cell hands it to the scenario's run. */
+export type ParameterValue = string | number | boolean;
+
+/**
+ * How a gate's cell becomes the parameters of a run: every cell starts from `defaults`, and each
+ * matrix axis value adds its own. A gate naming the scenario may use only the axes and values
+ * listed here (validation: OKV3055, OKV3056), so every cell it declares is one the run knows.
+ */
+export interface ScenarioParameters {
+  defaults: Record<string, ParameterValue>;
+  /** Matrix axis → axis value → the parameters that value sets. */
+  axes: Record<string, Record<string, Record<string, ParameterValue>>>;
+}
+
 /** The part of the system a scenario drives. */
 export type ScenarioArea = 'tier' | 'lookup' | 'restore' | 'checkpoint' | 'fault' | 'packaging';
 
@@ -18,7 +35,21 @@ export interface Scenario {
   area: ScenarioArea;
   /** The runtime lifecycles and components it exercises. */
   exercises: readonly string[];
+  parameters: ScenarioParameters;
+  /**
+   * The Manager its cells run against (`ctx.manager()` without a spec), null when it needs none:
+   * gates whose scenarios share a spec run on one worker, so its Manager starts once.
+   */
+  manager?: ManagerSpec | null;
+  /** Loads the function that runs one cell (CPU scenarios; a GPU scenario runs on the GPU host). */
+  load?: () => Promise<ScenarioRun>;
 }
+
+const none: ScenarioParameters = { defaults: {}, axes: {} };
+const SSD: ManagerSpec = { ssdBytes: 8 * 1024 * 1024 };
+/** Restores whose copy into pages starts late: a restore in flight long enough to act on. */
+const DELAYED: ManagerSpec = { ssdBytes: 8 * 1024 * 1024, faults: { 'restore-copy-delay-ms': 600 } };
+const run = (load: () => Promise<{ run: ScenarioRun }>) => async () => (await load()).run;
 
 /** Every runnable scenario, in the order reports list them. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -28,6 +59,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'tier',
     exercises: ['save', 'restore', 'restart', 'dram-tier', 'ssd-tier', 'durable-index'],
+    manager: SSD,
+    parameters: { defaults: {}, axes: { tier: { dram: { tier: 'dram' }, ssd: { tier: 'ssd' } }, phase: { cold: { phase: 'cold' }, hot: { phase: 'hot' }, restart: { phase: 'restart' } } } },
+    load: run(() => import('./scenarios/tier-cold-hot-restart.js')),
   },
   {
     name: 'lookup-states',
@@ -35,6 +69,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup'],
+    manager: SSD,
+    parameters: { defaults: { blocks: 8 }, axes: { prefix: { cold: { stored: 0 }, partial: { stored: 4 }, full: { stored: 8 } } } },
+    load: run(() => import('./scenarios/lookup-states.js')),
   },
   {
     name: 'lookup-timeout',
@@ -42,6 +79,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup', 'leases'],
+    manager: SSD,
+    parameters: { defaults: { deadlineMs: 400 }, axes: {} },
+    load: run(() => import('./scenarios/lookup-timeout.js')),
   },
   {
     name: 'lookup-cancellation',
@@ -49,6 +89,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup', 'abort-drain', 'leases'],
+    manager: SSD,
+    parameters: { defaults: { deadlineMs: 5000 }, axes: {} },
+    load: run(() => import('./scenarios/lookup-cancellation.js')),
   },
   {
     name: 'lookup-rank-agreement',
@@ -56,6 +99,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'lookup',
     exercises: ['lookup', 'admission', 'rank-agreement'],
+    manager: SSD,
+    parameters: { defaults: { ranks: 2 }, axes: { ranks: { '2': { ranks: 2 }, '4': { ranks: 4 } } } },
+    load: run(() => import('./scenarios/lookup-rank-agreement.js')),
   },
   {
     name: 'restore-cancel',
@@ -63,6 +109,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'gpu',
     area: 'restore',
     exercises: ['restore', 'abort-drain', 'cuda-streams'],
+    parameters: none,
   },
   {
     name: 'restore-cancel-page-reuse',
@@ -70,6 +117,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'gpu',
     area: 'restore',
     exercises: ['restore', 'abort-drain', 'page-reuse', 'cuda-streams'],
+    parameters: none,
   },
   {
     name: 'eager-restore',
@@ -77,6 +125,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'gpu',
     area: 'restore',
     exercises: ['restore', 'per-layer-completion', 'cuda-events'],
+    parameters: none,
   },
   {
     name: 'graph-restore',
@@ -84,6 +133,7 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'gpu',
     area: 'restore',
     exercises: ['restore', 'per-layer-completion', 'cuda-graphs', 'stream-memory-ops'],
+    parameters: none,
   },
   {
     name: 'checkpoint-window-bytes',
@@ -91,6 +141,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'checkpoint',
     exercises: ['checkpoint', 'abort-drain', 'save'],
+    manager: DELAYED,
+    parameters: { defaults: { checkpoints: 2, window: 4 }, axes: { event: { abort: { event: 'abort' }, preemption: { event: 'preemption' } } } },
+    load: run(() => import('./scenarios/checkpoint-window-bytes.js')),
   },
   {
     name: 'fault-paused-ssd-cancel',
@@ -98,6 +151,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restore', 'abort-drain', 'ssd-tier', 'io-budget'],
+    manager: { ssdBytes: 8 * 1024 * 1024, faults: { 'ssd-read-hold-ms': 1500 } },
+    parameters: none,
+    load: run(() => import('./scenarios/fault-paused-ssd-cancel.js')),
   },
   {
     name: 'fault-expired-result',
@@ -105,6 +161,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restore', 'leases', 'expiry'],
+    manager: { ssdBytes: 8 * 1024 * 1024, leaseMs: 400 },
+    parameters: none,
+    load: run(() => import('./scenarios/fault-expired-result.js')),
   },
   {
     name: 'fault-delayed-restore',
@@ -112,6 +171,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restore', 'per-layer-completion', 'load-errors'],
+    manager: DELAYED,
+    parameters: none,
+    load: run(() => import('./scenarios/fault-delayed-restore.js')),
   },
   {
     name: 'fault-manager-restart',
@@ -119,6 +181,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restart', 'leases', 'durable-index'],
+    manager: SSD,
+    parameters: none,
+    load: run(() => import('./scenarios/fault-manager-restart.js')),
   },
   {
     name: 'fault-engine-killed',
@@ -126,6 +191,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'fault',
     exercises: ['restart', 'grants', 'shared-memory'],
+    manager: SSD,
+    parameters: none,
+    load: run(() => import('./scenarios/fault-engine-killed.js')),
   },
   {
     name: 'package-check',
@@ -133,6 +201,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'packaging',
     exercises: ['wheel-contents'],
+    manager: null,
+    parameters: none,
+    load: run(() => import('./scenarios/package-check.js')),
   },
   {
     name: 'lazy-import',
@@ -140,6 +211,9 @@ export const SCENARIOS: readonly Scenario[] = [
     needs: 'cpu',
     area: 'packaging',
     exercises: ['lazy-import'],
+    manager: null,
+    parameters: none,
+    load: run(() => import('./scenarios/lazy-import.js')),
   },
 ];
 

@@ -41,7 +41,12 @@ export interface MatrixAxis {
 
 /** Evidence a pass must carry. */
 export interface EvidenceRequirement {
-  /** Hashes of the engine's installed files and of the adapter package, before and after; they must match. */
+  /**
+   * Hashes of the engine's installed files and of the adapter package, before and after; they
+   * must match. `engine-and-adapter` is how a gate says it needs the real engine, installed from
+   * its pin: a run on a stand-in engine (`orbitkv gate run`, whose results are bound to no
+   * engine release) passes none of its cells, and no catalogue scenario may qualify it.
+   */
   hashes: 'engine-and-adapter' | 'adapter' | 'none';
   /** An actor other than the contract's author must supply the pass. */
   independent: boolean;

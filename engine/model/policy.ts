@@ -78,6 +78,15 @@ export interface ProductScenario {
   description: string;
   /** What the scenario needs to run. */
   needs: 'cpu' | 'gpu' | 'engine';
+  /**
+   * An ES module, relative to the registry folder, that `orbitkv gate run` runs for each cell of
+   * a gate naming the scenario (CPU scenarios only): it exports `run(cell)` over the same
+   * harness as the catalogue's scenarios (a real Manager, engine stand-ins on the generated
+   * client) and may export `parameters` (`{defaults, axes}`) mapping the gate's matrix values.
+   * Without it the product's own runner records the results (`orbitkv evidence add`).
+   * @pattern ^[A-Za-z0-9_][A-Za-z0-9_./-]*\.(mjs|js|ts|mts)$
+   */
+  module?: string;
 }
 
 /** A labelled project URL of the generated packages' metadata. */

@@ -19,7 +19,7 @@ describe('README (documentation drift)', () => {
     const ci = readFileSync('.ci/run', 'utf8');
     assert.match(ci, /^npm test$/m);
     assert.match(readme, /^npm test\b/m);
-    assert.match(readme, /^npx orbitkv check\b/m);
+    assert.match(readme, /^npm start\b/m);
   });
 });
 

@@ -87,6 +87,10 @@ export const FAILING: RuleCase[] = [
   { name: 'product-scenario: a GPU product scenario on a gate without a GPU', edits: [{ file: PRODUCT, text: product() }, { file: LOOKUP_GATE, replace: ['  runner: orbitkv\n  scenario: lookup-states', '  runner: product\n  scenario: alpha-warm'] }], expect: [at('OKV3053', 'gates/gate.alpha.lookup.yaml', 12, 8)] },
   { name: 'product-policy: a second product policy', edits: [{ file: PRODUCT, text: product() }, { file: 'policies/policy.product-two.yaml', text: product().replace('id: policy.product', 'id: policy.product-two') }], expect: [at('OKV3050', 'policies/policy.product.yaml', 9, 9)] },
   { name: "product-policy: a product lifecycle and scenario reusing the Manager's names", edits: [{ file: PRODUCT, text: product().replace('    - warmup', '    - restore').replace('alpha-warm', 'lookup-states') }], expect: [at('OKV3054', 'policies/policy.product.yaml', 14, 7), at('OKV3054', 'policies/policy.product.yaml', 16, 13)] },
+  { name: 'gate-cells: a matrix axis the scenario has no parameter for', edits: [{ file: LOOKUP_GATE, replace: ['  independent: false\n', '  independent: false\nmatrix:\n  - axis: tier\n    values:\n      - dram\n'] }], expect: [at('OKV3055', 'gates/gate.alpha.lookup.yaml', 18, 11)] },
+  { name: 'gate-cells: an axis value the scenario cannot run', edits: [{ file: LOOKUP_GATE, replace: ['  independent: false\n', '  independent: false\nmatrix:\n  - axis: prefix\n    values:\n      - cold\n      - lukewarm\n'] }], expect: [at('OKV3056', 'gates/gate.alpha.lookup.yaml', 21, 9)] },
+  { name: 'gate-cells: a stand-in scenario asked for the real engine', edits: [{ file: LOOKUP_GATE, replace: ['hashes: adapter', 'hashes: engine-and-adapter'] }], expect: [at('OKV3057', 'gates/gate.alpha.lookup.yaml', 15, 11)] },
+  { name: 'gate-cells: a product scenario module that is not a file in the registry', edits: [{ file: PRODUCT, text: product().replace('      needs: gpu\n', '      needs: cpu\n      module: scenarios/missing.mjs\n') }], expect: [at('OKV3058', 'policies/policy.product.yaml', 19, 15)] },
 ];
 
 /** Edits each rule must accept: the valid side of the rules whose minimal-registry case is not obvious. */
@@ -102,4 +106,5 @@ export const PASSING: RuleCase[] = [
   { name: 'placeholder: FILL inside a longer word is no marker', edits: [{ file: 'policies/policy.recheck.yaml', replace: ['title: Rechecks are due every 30 days', "title: 'BACKFILL_RATE and REFILL: are words'"] }], expect: [] },
   { name: 'hook-lifecycle: a lifecycle the product policy lists', edits: [{ file: PRODUCT, text: product() }, { file: KEPT, replace: ['    - restore', '    - warmup'] }], expect: [] },
   { name: 'product-scenario: a product scenario the policy lists, on a GPU gate', edits: [{ file: PRODUCT, text: product() }, { file: LOOKUP_GATE, replace: ['  runner: orbitkv\n  scenario: lookup-states\nenvironment:\n  gpu: false', '  runner: product\n  scenario: alpha-warm\nenvironment:\n  gpu: true'] }], expect: [] },
+  { name: 'gate-cells: axes and values the scenario maps to parameters', edits: [{ file: LOOKUP_GATE, replace: ['  independent: false\n', '  independent: false\nmatrix:\n  - axis: prefix\n    values:\n      - cold\n      - full\n'] }] , expect: [] },
 ];

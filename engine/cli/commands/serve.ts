@@ -3,7 +3,7 @@ import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv serve [--socket PATH] [--dram SIZE] [--ssd DIR --ssd-size SIZE] [--block-size SIZE]
-                     [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N]
+                     [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N] [--faults SPEC]
 
 Runs the Manager in the foreground: the cache engines connect to over a Unix socket.
   --socket PATH      socket (default <ENV>_MANAGER_SOCKET, else $XDG_RUNTIME_DIR/<prefix>/manager.sock, else
@@ -18,6 +18,8 @@ Runs the Manager in the foreground: the cache engines connect to over a Unix soc
   --registry DIR     registry whose rejection checks decide handshakes (default ./contracts, else the embedded one)
   --lease-ms N       how long a ready lookup holds its blocks (default 30000)
   --records N        lookup records kept for \`orbitkv requests\` (default 10000)
+  --faults SPEC      qualification only (\`orbitkv gate run\`): inject faults, e.g.
+                     ssd-read-hold-ms=1500,restore-copy-delay-ms=800; never on without this flag
 Sizes: 1048576, 64k, 512MiB, 8gb (k/m/g/t are powers of 1024).
 Logs are JSON lines on stderr. SIGTERM or SIGINT drains (in-flight I/O lands, leases go) and exits 0.
 `;
@@ -37,6 +39,7 @@ export const command: CommandModule = {
       'lease-ms': { type: 'string' },
       records: { type: 'string' },
       'checkpoint-every': { type: 'string' },
+      faults: { type: 'string' },
     });
     if (values.help) {
       io.out(USAGE);
@@ -78,12 +81,24 @@ export const command: CommandModule = {
     const leaseMs = integer('lease-ms', values['lease-ms'], 30_000);
     const records = integer('records', values.records, 10_000);
     const checkpointEvery = integer('checkpoint-every', values['checkpoint-every'], 4096);
+    let faults: import('../../runtime/faults/index.js').FaultPlan | null = null;
+    if (values.faults !== undefined) {
+      const { parseFaultPlan } = await import('../../runtime/faults/index.js');
+      const parsed = parseFaultPlan(values.faults);
+      if ('problem' in parsed) return report(diagnose('faultPlanInvalid', {}, parsed.item, parsed.problem));
+      faults = parsed;
+    }
     const { loadRegistryParallel, productOf, resolveRegistryDir } = await import('../../registry/index.js');
     const dir = resolveRegistryDir(io.cwd, values.registry);
     const { registry, diagnostics } = await loadRegistryParallel(dir);
     const errors = diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) return report(diagnose('registryUnloadable', {}, dir, errors.length));
     const logger = createLogger((line) => io.err(line));
+    if (faults) {
+      const { enableFaults } = await import('../../runtime/faults/index.js');
+      enableFaults(faults);
+      logger.warn('faults-enabled', { faults });
+    }
     const socketPath = values.socket !== undefined ? resolve(io.cwd, values.socket) : defaultSocketPath(io.env, managerEndpoint(productOf(registry)));
     // The signal handlers come first: a SIGTERM while the Manager starts (its tiers allocate,
     // its socket binds) must drain it once started, not kill it with the default disposition.

@@ -7,6 +7,7 @@ import { rule as fileName } from './file-name.js';
 import { rule as gapKeepsHook } from './gap-keeps-hook.js';
 import { rule as gapRejectionReciprocal } from './gap-rejection-reciprocal.js';
 import { rule as gateScenario } from './gate-scenario.js';
+import { rule as gateCells } from './gate-cells.js';
 import { rule as hookLifecycle } from './hook-lifecycle.js';
 import { rule as hookSignature } from './hook-signature.js';
 import { rule as interfaceQualifiedBy } from './interface-qualified-by.js';
@@ -48,6 +49,7 @@ export const RULES: readonly RegistryRule[] = [
   gapKeepsHook,
   gapRejectionReciprocal,
   gateScenario,
+  gateCells,
   hookLifecycle,
   hookSignature,
   interfaceQualifiedBy,

@@ -6,6 +6,7 @@
  * free only after every read and write into them has settled.
  */
 import { assign, fromPromise, setup } from 'xstate';
+import { faultPoint } from '../faults/index.js';
 
 export type BlockResult = 'restored' | string;
 
@@ -55,7 +56,7 @@ export const restoreMachine = setup({
         on: { CANCEL: { target: 'draining', actions: 'cancelJob' } },
       },
       copying: {
-        entry: assign({ inflight: ({ context }) => context.job.copy(context.cursor, context.slots) }),
+        entry: assign({ inflight: ({ context }) => faultPoint('restore-copy-delay-ms')?.then(() => context.job.copy(context.cursor, context.slots)) ?? context.job.copy(context.cursor, context.slots) }),
         invoke: {
           src: 'io',
           input: ({ context }) => ({ run: () => context.inflight! }),

@@ -11,6 +11,7 @@ import { crc32 } from 'node:zlib';
 import { openFile, openRing, type DirectFile, type IoRing } from '../../../../native/index.js';
 import { SlotPool } from '../slots/index.js';
 import { SsdIndex } from './index/index.js';
+import { faultPoint } from '../../faults/index.js';
 
 export interface SsdOptions {
   dir: string;
@@ -76,6 +77,7 @@ export class SsdTier {
   async read(slot: number, into: Buffer, crc: number, length: number): Promise<boolean> {
     try {
       await this.ring.read(this.file, into, slot * this.slotBytes, this.slotBytes);
+      await faultPoint('ssd-read-hold-ms');
       this.counters.readBytes += this.slotBytes;
     } catch (error) {
       this.counters.readErrors++;
