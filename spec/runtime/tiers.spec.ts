@@ -27,7 +27,8 @@ describe('runtime/tiers: slots and the SSD index', () => {
     const dir = tempDir('index');
     const idx = new SsdIndex(dir, 8, 3);
     await idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 11, length: 4096 }, { type: 'put', key: key(2), slot: 1, crc: 22, length: 4096 }]);
-    await idx.commit([{ type: 'put', key: key(3), slot: 2, crc: 33, length: 4096 }]); // third record: checkpoint, journal emptied
+    await idx.commit([{ type: 'put', key: key(3), slot: 2, crc: 33, length: 4096 }]); // third record: a checkpoint is queued behind it
+    await idx.settled();
     assert.equal(statSync(join(dir, 'index.journal')).size, 0);
     await idx.commit([{ type: 'drop', key: key(1), slot: 0, crc: 0, length: 0 }, { type: 'put', key: key(4), slot: 0, crc: 44, length: 4096 }]);
     await idx.close();

@@ -72,6 +72,11 @@ export class CacheService {
 
   constructor(readonly cache: BlockCache, private readonly options: ServiceOptions, private readonly metrics: RuntimeMetrics | null, private readonly logger: Logger) {
     this.records = new RequestRing(options.records);
+    void cache.ssd?.preallocation.then((p) => {
+      const usable = cache.ssd!.pool.usable;
+      if (p.error) logger.warn('ssd-preallocated', { ...p, usableSlots: usable, slots: cache.ssd!.slots });
+      else if (p.method !== 'present') logger.info('ssd-preallocated', { ...p, usableSlots: usable });
+    });
   }
 
   get openTickets(): number {
@@ -260,6 +265,11 @@ export class CacheService {
     const done = new Promise<{ state: string; blocks: string[] }>((resolve) => {
       actor.subscribe((snap) => {
         if (snap.status !== 'done') return;
+        // A block this save staged and never offered to the SSD tier (the save failed first)
+        // must not stay unevictable in DRAM.
+        keys.forEach((k, i) => {
+          if (snap.context.staged[i] === 'stored' && snap.context.persisted[i] == null) this.cache.abandonWriteBack(k);
+        });
         const blocks = keys.map((_, i) => {
           const staged = snap.context.staged[i];
           const persisted = snap.context.persisted[i];
