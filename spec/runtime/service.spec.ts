@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { BlockCache } from '../../engine/runtime/catalog/index.js';
+import type { Logger } from '../../engine/runtime/log/index.js';
+import type { PageFile } from '../../engine/runtime/pages/index.js';
+import { CacheService } from '../../engine/runtime/service/index.js';
+import { Session } from '../../engine/runtime/session/index.js';
+import { DramArena, SsdTier } from '../../engine/runtime/tiers/index.js';
+import { tempDir } from './support.js';
+
+const BLOCK = 4096;
+const NS = { model: 'm', layout: 'l', blockSize: 16 };
+const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+const tick = () => new Promise((r) => setImmediate(r));
+
+/**
+ * Registered pages whose copies into them land only when the spec lets them: what a session's
+ * close must wait for. `close` records what was still in flight and leased when it ran.
+ */
+function heldPages(count: number, cache: BlockCache) {
+  const landing: (() => void)[] = [];
+  const state = { inFlight: 0, closedWith: null as null | { inFlight: number; pinned: number } };
+  const pages = {
+    pages: count,
+    readPage: async (i: number, into: Buffer) => void into.fill(i + 1),
+    writePage: (_i: number, _from: Buffer) => {
+      state.inFlight++;
+      return new Promise<void>((resolve) => landing.push(() => {
+        state.inFlight--;
+        resolve();
+      }));
+    },
+    setFlag: async () => undefined,
+    close: () => {
+      state.closedWith = { inFlight: state.inFlight, pinned: cache.usage().pinned };
+    },
+  };
+  return { pages: pages as unknown as PageFile, landing, state };
+}
+
+describe('runtime/service: a session closing with restores in flight', () => {
+  for (const where of ['dram', 'ssd'] as const) {
+    it(`(${where} tier) its copies land before its leases go, and its pages are released last`, async () => {
+      const ssd = new SsdTier({ dir: tempDir('drain-unit'), slotBytes: BLOCK, slots: 16 });
+      await ssd.preallocation;
+      const cache = new BlockCache(new DramArena(BLOCK, 8), ssd);
+      const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+      const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+      const held = heldPages(8, cache);
+      session.pages = held.pages;
+      const hashes = ['h0', 'h1', 'h2', 'h3'];
+      assert.deepEqual((await service.save(session, { namespace: NS, hashes, pages: [0, 1, 2, 3] })).blocks, ['stored', 'stored', 'stored', 'stored']);
+      if (where === 'ssd') {
+        // Push them out of DRAM (they stay on SSD): the restore then reads them back first.
+        const other = new Session(2, 'other', { engine: 'vllm', version: 'x' });
+        other.pages = heldPages(8, cache).pages;
+        await service.save(other, { namespace: NS, hashes: Array.from({ length: 8 }, (_, i) => `x${i}`), pages: [0, 1, 2, 3, 4, 5, 6, 7] });
+      }
+      const ticket = await service.lookup(session, { namespace: NS, hashes, request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+      assert.equal(ticket.state, 'ready');
+      if (where === 'ssd') assert.deepEqual(ticket.tiers, { dram: 0, ssd: 4 });
+      const restoring = service.restore(session, { ticket: ticket.ticket, pages: [4, 5, 6, 7] });
+      while (held.state.inFlight === 0) await tick();
+      const closing = session.close();
+      for (let i = 0; i < 20; i++) await tick();
+      assert.equal(held.state.closedWith, null, 'pages are not released while a copy into them can still land');
+      assert.equal(cache.usage().pinned, 4, 'the leases stay while the I/O drains');
+      while (held.landing.length > 0 || held.state.inFlight > 0) {
+        held.landing.shift()?.();
+        await tick();
+      }
+      await closing;
+      assert.deepEqual(held.state.closedWith, { inFlight: 0, pinned: 0 }, 'released once every copy had landed, after the leases');
+      assert.equal((await restoring).state, 'cancelled');
+      assert.equal(service.openTickets, 0);
+      await ssd.close();
+    });
+  }
+});
