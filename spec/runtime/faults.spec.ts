@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, openSync, writeSync, closeSync, statSync, appendFileSync, readdirSync, chmodSync } from 'node:fs';
+import { existsSync, openSync, writeSync, closeSync, statSync, statfsSync, appendFileSync, readdirSync, chmodSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ManagerClient, OPCODE, encodeFrame, HEADER_BYTES } from '../../engine/runtime/index.js';
@@ -192,6 +192,53 @@ describe('runtime: faults against a real Manager', function () {
       assert.ok(pages.read(3).equals(blockBytes('f1', BLOCK)));
       await c.close();
       await m.stop();
+    });
+
+    it('the SSD tier\'s disk full (ENOSPC on an 8 MiB tmpfs): saves fail naming it, restores keep working, saves resume once there is room (root only)', async function () {
+      if (process.getuid?.() !== 0) this.skip();
+      const mnt = tempDir('enospc');
+      if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mnt]).status !== 0) this.skip();
+      try {
+        const flags = ['--dram', '1m', '--ssd', mnt, '--ssd-size', '4m', '--block-size', '64k'];
+        const m = await startManager(flags);
+        while (!m.logs.some((l) => l.event === 'ssd-preallocated')) await wait(10);
+        const pages = pageFile(4, BLOCK);
+        const c = await engineClient(m, pages, 4, BLOCK);
+        const first = ['e0', 'e1', 'e2', 'e3'];
+        first.forEach((h, i) => pages.write(i, blockBytes(h, BLOCK)));
+        assert.deepEqual((await c.request(OPCODE.save, { namespace: NS, hashes: first, pages: [0, 1, 2, 3] })).body.blocks, ['stored', 'stored', 'stored', 'stored']);
+        // An engine holds them (leased, so the saves below cannot evict them) to restore later.
+        const dest = pageFile(4, BLOCK);
+        const d = await engineClient(m, dest, 4, BLOCK);
+        const t = await d.request(OPCODE.lookup, lookupBody(first));
+        assert.equal(t.body.boundary, 4);
+        // Something else takes every byte left on the disk.
+        const filler = join(mnt, 'filler');
+        const st = statfsSync(mnt);
+        assert.equal(spawnSync('fallocate', ['-l', String(st.bavail * st.bsize), filler]).status, 0);
+        let refused: string | null = null;
+        for (let i = 0; i < 200 && refused === null; i++) {
+          const r = await c.request(OPCODE.save, { namespace: NS, hashes: [`n${i}`], pages: [i % 4] });
+          const outcome = (r.body.blocks as string[])[0]!;
+          if (outcome !== 'stored') refused = outcome;
+        }
+        assert.equal(refused, 'staged:ssd-no-space', 'the save says the disk is full');
+        const r = await d.request(OPCODE.restore, { ticket: t.body.ticket, pages: [0, 1, 2, 3] });
+        assert.equal(r.body.state, 'done');
+        first.forEach((h, i) => assert.ok(dest.read(i).equals(blockBytes(h, BLOCK)), `${h} restored intact`));
+        rmSync(filler);
+        pages.write(0, blockBytes('after', BLOCK));
+        assert.deepEqual((await c.request(OPCODE.save, { namespace: NS, hashes: ['after'], pages: [0] })).body.blocks, ['stored'], 'room again: saves are stored again');
+        await Promise.all([c.close(), d.close()]);
+        assert.equal(await m.stop(), 0);
+        const again = await startManager(flags);
+        const e = await engineClient(again, dest, 4, BLOCK);
+        assert.equal((await e.request(OPCODE.lookup, lookupBody([...first, 'after']))).body.boundary, 5, 'what was stored survives a restart');
+        await e.close();
+        await again.stop();
+      } finally {
+        spawnSync('umount', ['-l', mnt]);
+      }
     });
 
     it('a client killed with registered pages and a restore in flight: its I/O drains, then its leases go', async () => {
