@@ -76,3 +76,45 @@ describe('runtime/service: a session closing with restores in flight', () => {
     });
   }
 });
+
+describe('runtime/service: lookups', () => {
+  const setupService = () => {
+    const cache = new BlockCache(new DramArena(BLOCK, 16), null);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    return { cache, service, session };
+  };
+  const ask = (service: CacheService, session: Session, hashes: string[], request: string, rank = 0, worldSize = 1) =>
+    service.lookup(session, { namespace: NS, hashes, request, rank, worldSize, deadlineMs: 10_000 } as never);
+
+  it('a single rank answered at once gets what two ranks agreeing on the same match get: state, boundary, leases, record', async () => {
+    const { cache, service, session } = setupService();
+    for (const h of ['a', 'b']) await cache.stage(BlockCache.key(JSON.stringify([NS.model, NS.layout, NS.blockSize]), h), async () => undefined);
+    const solo = await ask(service, session, ['a', 'b', 'c'], 'solo');
+    const ranks = await Promise.all([ask(service, session, ['a', 'b', 'c'], 'two', 0, 2), ask(service, session, ['a', 'b', 'c'], 'two', 1, 2)]);
+    for (const r of ranks) assert.deepEqual({ ...r, ticket: 0 }, { ...solo, ticket: 0 });
+    assert.equal(cache.usage().pinned, 2);
+    const records = service.records.list();
+    const strip = ({ ticket: _t, request: _r, rank: _k, at: _a, latencyUs: _l, ...rest }: (typeof records)[number]) => rest;
+    assert.deepEqual(strip(records.find((r) => r.request === 'solo')!), strip(records.find((r) => r.request === 'two')!));
+    for (const t of [solo, ...ranks]) service.release(session, t.ticket);
+    assert.equal(cache.usage().pinned, 0);
+    assert.equal(service.xstate.actors, 3, 'three tickets were open at once: three actors, kept for the next ones');
+    await ask(service, session, ['a'], 'again');
+    assert.equal(service.xstate.actors, 3, 'a later lookup reuses one');
+  });
+
+  it('a single rank whose first block is still being saved waits (pending, never a miss) and is answered when it settles', async () => {
+    const { cache, service, session } = setupService();
+    let finish!: () => void;
+    const saving = cache.stage(BlockCache.key(JSON.stringify([NS.model, NS.layout, NS.blockSize]), 'slow'), () => new Promise<void>((r) => (finish = r)));
+    let answer: Awaited<ReturnType<typeof ask>> | null = null;
+    void ask(service, session, ['slow'], 'waits').then((r) => (answer = r));
+    await tick();
+    assert.equal(answer, null, 'not answered while the block is staging');
+    finish();
+    await saving;
+    await tick();
+    assert.deepEqual([answer!.state, answer!.boundary], ['ready', 1]);
+  });
+});

@@ -6,7 +6,7 @@
  * consumes it, the scheduler releases it (not selected), or its lease expires.
  *
  * One actor serves many tickets in turn: it waits `idle`, an OPEN starts a ticket (its effects
- * and deadlines in the event), and a ticket that has ended (miss, timed out, cancelled,
+ * and deadlines in the event, and its boundary when that is already agreed), and a ticket that has ended (miss, timed out, cancelled,
  * released, expired, consumed) leaves the actor ready for the next OPEN. So a lookup costs a
  * few transitions of a running actor, not an actor's creation (see the service's pool).
  */
@@ -20,7 +20,8 @@ export interface TicketContext {
 }
 
 export type TicketEvent =
-  | { type: 'OPEN'; effects: TicketEffects; deadlineMs: number; leaseMs: number }
+  /** `agreed`: the boundary when it is known at once (a single rank whose match is settled). */
+  | { type: 'OPEN'; effects: TicketEffects; deadlineMs: number; leaseMs: number; agreed?: number }
   | { type: 'AGREED'; boundary: number }
   | { type: 'DEFER' }
   | { type: 'CANCEL' }
@@ -39,7 +40,13 @@ export interface TicketEffects {
 export const TICKET_FINAL = ['miss', 'timedOut', 'cancelled', 'released', 'expired', 'consumed'] as const;
 export type TicketState = 'idle' | 'pending' | 'ready' | 'restoring' | (typeof TICKET_FINAL)[number];
 
-const ended = { entry: 'releaseAll', on: { OPEN: { target: 'pending', actions: 'open' } } } as const;
+/** An OPEN whose boundary is already agreed goes straight to ready (or miss); else it waits in pending. */
+const opening = [
+  { guard: 'agreedAhead', target: 'ready', actions: 'open' },
+  { guard: 'missAhead', target: 'miss', actions: 'open' },
+  { target: 'pending', actions: 'open' },
+] as const;
+const ended = { entry: 'releaseAll', on: { OPEN: opening } } as const;
 
 /** The machine is built once; each ticket's effects travel in its OPEN event (per-request state with the request). */
 export const lookupTicketMachine = setup({
@@ -47,10 +54,14 @@ export const lookupTicketMachine = setup({
     actions: {
       open: assign(({ event }) => {
         const e = event as Extract<TicketEvent, { type: 'OPEN' }>;
-        return { effects: e.effects, deadlineMs: e.deadlineMs, leaseMs: e.leaseMs, boundary: null };
+        return { effects: e.effects, deadlineMs: e.deadlineMs, leaseMs: e.leaseMs, boundary: e.agreed ?? null };
       }),
       trim: ({ context }) => context.effects!.trim(context.boundary ?? 0),
       releaseAll: ({ context }) => context.effects!.releaseAll(),
+    },
+    guards: {
+      agreedAhead: ({ event }) => event.type === 'OPEN' && event.agreed !== undefined && event.agreed > 0,
+      missAhead: ({ event }) => event.type === 'OPEN' && event.agreed === 0,
     },
     delays: {
       deadline: ({ context }) => context.deadlineMs,
@@ -61,7 +72,7 @@ export const lookupTicketMachine = setup({
     context: { effects: null, deadlineMs: 0, leaseMs: 0, boundary: null },
     initial: 'idle',
     states: {
-      idle: { on: { OPEN: { target: 'pending', actions: 'open' } } },
+      idle: { on: { OPEN: opening } },
       pending: {
         after: { deadline: 'timedOut' },
         on: {

@@ -151,7 +151,11 @@ export class CacheService {
         ticket.leased = [];
       },
     };
-    const problem = this.agreement.join(req.request, req.rank, req.worldSize, { agreed: (b) => ticket.send({ type: 'AGREED', boundary: b }), defer: () => ticket.send({ type: 'DEFER' }) });
+    // A single rank whose match is settled now, with no other ticket of its request waiting:
+    // its boundary is its own match, exactly what joining and reporting would agree on.
+    const first = this.cache.probe(keys);
+    const solo = req.worldSize === 1 && !first.pending && !this.agreement.has(req.request);
+    const problem = solo ? null : this.agreement.join(req.request, req.rank, req.worldSize, { agreed: (b) => ticket.send({ type: 'AGREED', boundary: b }), defer: () => ticket.send({ type: 'DEFER' }) });
     if (problem) {
       // In the history as refused: it never becomes a ticket, so it must not stay "pending".
       record.state = 'refused';
@@ -162,6 +166,21 @@ export class CacheService {
     const slot = this.idleSlots.pop() ?? this.newSlot();
     slot.ticket = ticket;
     ticket.slot = slot;
+    const take = (probe: typeof first) => {
+      const matched = keys.slice(0, probe.matched);
+      this.cache.pin(matched);
+      ticket.leased = matched;
+      ticket.matched = probe.matched;
+      ticket.tiers = probe.tiers;
+      record.matched = probe.matched;
+      record.tiers = probe.tiers;
+      record.firstMiss = probe.firstMiss;
+    };
+    if (solo) {
+      take(first);
+      slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs, agreed: first.matched });
+      return replied;
+    }
     slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs });
     const evaluate = () => {
       if (ticket.state !== 'pending') return;
@@ -174,14 +193,7 @@ export class CacheService {
       }
       stopListening?.();
       stopListening = null;
-      const matched = keys.slice(0, probe.matched);
-      this.cache.pin(matched);
-      ticket.leased = matched;
-      ticket.matched = probe.matched;
-      ticket.tiers = probe.tiers;
-      record.matched = probe.matched;
-      record.tiers = probe.tiers;
-      record.firstMiss = probe.firstMiss;
+      take(probe);
       this.agreement.report(req.request, req.rank, probe.matched);
     };
     evaluate();
