@@ -118,3 +118,49 @@ describe('runtime/service: lookups', () => {
     assert.deepEqual([answer!.state, answer!.boundary], ['ready', 1]);
   });
 });
+
+describe('runtime/service: saves larger than DRAM', () => {
+  it('stream through a DRAM tier of one slot into the SSD tier: every block stored and served', async () => {
+    const ssd = new SsdTier({ dir: tempDir('one-slot'), slotBytes: BLOCK, slots: 8 });
+    await ssd.preallocation;
+    const cache = new BlockCache(new DramArena(BLOCK, 1), ssd);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    const held = heldPages(4, cache);
+    session.pages = held.pages;
+    const hashes = ['s0', 's1', 's2', 's3'];
+    assert.deepEqual((await service.save(session, { namespace: NS, hashes, pages: [0, 1, 2, 3] })).blocks, ['stored', 'stored', 'stored', 'stored']);
+    const t = await service.lookup(session, { namespace: NS, hashes, request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+    assert.deepEqual([t.state, t.boundary, t.tiers.dram + t.tiers.ssd], ['ready', 4, 4]);
+    service.release(session, t.ticket);
+    await ssd.close();
+  });
+
+  it('a restore from the SSD tier streams through a DRAM tier of one slot: every block restored', async () => {
+    const dir = tempDir('one-slot-restore');
+    const bytes = (i: number) => Buffer.alloc(BLOCK, 0x40 + i);
+    {
+      const ssd = new SsdTier({ dir, slotBytes: BLOCK, slots: 8 });
+      await ssd.preallocation;
+      const cache = new BlockCache(new DramArena(BLOCK, 8), ssd);
+      for (let i = 0; i < 4; i++) {
+        const k = BlockCache.key(JSON.stringify([NS.model, NS.layout, NS.blockSize]), `r${i}`);
+        await cache.stage(k, async (into) => void bytes(i).copy(into));
+        assert.equal((await cache.persist([k])).get(k), 'persisted');
+      }
+      await ssd.close();
+    }
+    const ssd = new SsdTier({ dir, slotBytes: BLOCK, slots: 8 });
+    const cache = new BlockCache(new DramArena(BLOCK, 1), ssd);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    const landed: Buffer[] = [];
+    session.pages = { pages: 4, readPage: async () => undefined, writePage: async (i: number, from: Buffer) => void (landed[i] = Buffer.from(from)), setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
+    const t = await service.lookup(session, { namespace: NS, hashes: ['r0', 'r1', 'r2', 'r3'], request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+    assert.deepEqual(t.tiers, { dram: 0, ssd: 4 });
+    const r = await service.restore(session, { ticket: t.ticket, pages: [0, 1, 2, 3] });
+    assert.deepEqual(r, { state: 'done', blocks: ['restored', 'restored', 'restored', 'restored'] });
+    for (let i = 0; i < 4; i++) assert.ok(landed[i]!.equals(bytes(i)), `block ${i} intact`);
+    await ssd.close();
+  });
+});

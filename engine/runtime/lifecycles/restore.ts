@@ -38,10 +38,14 @@ function copyAndReadNext(context: RestoreContext): Promise<{ copied: BlockResult
   const { job, cursor, slots } = context;
   const after = cursor + job.window;
   const next = after < job.blocks ? job.read(after, windowEnd(job, after)) : Promise.resolve([]);
-  return Promise.allSettled([job.copy(cursor, slots), next]).then(([copied, read]) => {
+  return Promise.allSettled([job.copy(cursor, slots), next]).then(async ([copied, read]) => {
     if (copied.status === 'rejected') throw copied.reason;
     if (read.status === 'rejected') throw read.reason;
-    return { copied: copied.value, next: read.value };
+    // A block of the next window that found DRAM full while this window still held its slots
+    // is read again now they are free: overlapping never fails a block that reading after the
+    // copy would have served.
+    const again = read.value.includes('dram-full') ? await Promise.all(read.value.map(async (r, i) => (r === 'dram-full' ? ((await job.read(after + i, after + i + 1))[0] ?? r) : r))) : read.value;
+    return { copied: copied.value, next: again };
   });
 }
 

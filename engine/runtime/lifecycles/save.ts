@@ -41,7 +41,12 @@ export const saveMachine = setup({
         const [persisted, nextStaged] = await Promise.allSettled([input.persist(stored), next]);
         if (persisted.status === 'rejected') throw persisted.reason;
         if (nextStaged.status === 'rejected') throw nextStaged.reason;
-        return { persisted: persisted.value, staged: nextStaged.value };
+        // A block of the next window that found DRAM full while this window was still held for
+        // its write-back tries again now that this window may leave DRAM: overlapping never
+        // refuses a block that staging after the write-back would have stored.
+        const from = cursor + window;
+        const again = nextStaged.value.includes('dram-full') ? await Promise.all(nextStaged.value.map((o, i) => (o === 'dram-full' ? input.stage(keys[from + i]!, from + i) : o))) : nextStaged.value;
+        return { persisted: persisted.value, staged: again };
       }),
     },
   }).createMachine({
