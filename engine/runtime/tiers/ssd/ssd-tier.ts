@@ -30,7 +30,7 @@ const PREALLOCATE_CHUNK = 4 << 20;
 /** How the data file reached its full size, or how far it got and why it stopped. */
 export interface Preallocation {
   bytes: number;
-  method: 'present' | 'fallocate' | 'zeros';
+  method: 'present' | 'fallocate+zeros' | 'zeros';
   error: string | null;
 }
 
@@ -44,8 +44,8 @@ export class SsdTier {
   /** Bytes moved and errors met, for the metrics. */
   readonly counters = { readBytes: 0, writeBytes: 0, readErrors: 0, writeErrors: 0, checksumMisses: 0 };
   /**
-   * The data file growing to its full size, in the background (fallocate, else queued writes
-   * of zeros): slots become usable as their bytes exist, so a large tier serves at once and
+   * The data file growing to its full size, in the background (fallocate to reserve the room,
+   * then queued writes of zeros): slots become usable as their bytes exist, so a large tier serves at once and
    * a full disk stops the tier's growth (a smaller tier, logged) rather than the start.
    */
   readonly preallocation: Promise<Preallocation>;
@@ -102,12 +102,12 @@ export class SsdTier {
     const room = Math.floor(Math.max(0, free - this.indexReserve) / this.slotBytes) * this.slotBytes;
     const bytes = Math.min(full, from + room);
     const short = bytes < full ? 'ENOSPC' : null;
-    if (bytes <= from) return { bytes: from, method: 'fallocate', error: short };
-    if (await fallocate(path, from, bytes - from)) {
-      this.pool.grant(Math.floor(bytes / this.slotBytes));
-      this.granted();
-      return { bytes, method: 'fallocate', error: short };
-    }
+    if (bytes <= from) return { bytes: from, method: 'zeros', error: short };
+    // fallocate reserves the room at once; the zeros that follow turn its unwritten extents into
+    // written blocks, so a save overwrites in place (a first write into an unwritten extent
+    // costs a metadata conversion that every fsync then commits). Slots are granted as the
+    // zeros reach them.
+    const reserved = await fallocate(path, from, bytes - from);
     let at = from;
     try {
       const file = await open(path, 'r+');
@@ -125,10 +125,10 @@ export class SsdTier {
       } finally {
         await file.close();
       }
-      return { bytes, method: 'zeros', error: short };
+      return { bytes, method: reserved ? 'fallocate+zeros' : 'zeros', error: short };
     } catch (error) {
       // The slots granted so far stay usable (their bytes exist); the rest never are.
-      return { bytes: at, method: 'zeros', error: (error as NodeJS.ErrnoException).code ?? String(error) };
+      return { bytes: at, method: reserved ? 'fallocate+zeros' : 'zeros', error: (error as NodeJS.ErrnoException).code ?? String(error) };
     }
   }
 
