@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { BlockCache } from '../../engine/runtime/catalog/index.js';
-import { DramArena } from '../../engine/runtime/tiers/index.js';
+import { DramArena, SsdTier } from '../../engine/runtime/tiers/index.js';
+import { tempDir } from './support.js';
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -50,5 +51,32 @@ describe('runtime/catalog: the block cache', () => {
     release();
     assert.equal(await slow, 'stored');
     assert.equal(woken, 1);
+  });
+
+  it('a write-back whose index commit fails gives back every pin, busy count and SSD slot, and names why; the next one succeeds', async () => {
+    const ssd = new SsdTier({ dir: tempDir('persist-fail'), slotBytes: 4096, slots: 2 });
+    await ssd.preallocation;
+    const cache = new BlockCache(new DramArena(4096, 4), ssd);
+    const [a, b, c] = ['a', 'b', 'c'].map((h) => BlockCache.key('ns', h)) as [string, string, string];
+    for (const k of [a, b]) {
+      assert.equal(await cache.stage(k, async (into) => void into.fill(1)), 'stored');
+      assert.equal((await cache.persist([k])).get(k), 'persisted');
+    }
+    assert.equal(await cache.stage(c, async (into) => void into.fill(3)), 'stored');
+    // The SSD tier is full: c's write-back evicts a's slot, whose drop the index must commit
+    // first. That commit fails as a full disk would.
+    const commit = ssd.index.commit.bind(ssd.index);
+    ssd.index.commit = async () => {
+      throw Object.assign(new Error('no space'), { code: 'ENOSPC' });
+    };
+    assert.equal((await cache.persist([c])).get(c), 'ssd-no-space');
+    ssd.index.commit = commit;
+    const block = cache.blocks.get(c)!;
+    assert.deepEqual([block.pins, block.dramBusy, block.ssd], [0, 0, -1], 'nothing of the failed write-back is held');
+    assert.equal(cache.usage().pinned, 0);
+    assert.equal(ssd.pool.inUse, 1, "the slot taken for c is free again (a's was evicted for it)");
+    assert.equal((await cache.persist([c])).get(c), 'persisted', 'a later write-back of the block succeeds');
+    assert.equal(ssd.index.lookup(c)?.slot !== undefined, true);
+    await ssd.close();
   });
 });

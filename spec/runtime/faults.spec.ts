@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, openSync, writeSync, closeSync, statSync, appendFileSync, readdirSync, readFileSync, chmodSync } from 'node:fs';
+import { existsSync, openSync, writeSync, closeSync, statSync, statfsSync, appendFileSync, readdirSync, readFileSync, chmodSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ManagerClient, OPCODE, encodeFrame, HEADER_BYTES } from '../../engine/runtime/index.js';
@@ -142,6 +142,49 @@ describe('runtime: faults against a real Manager', function () {
       assert.equal(await again.stop(), 0);
     });
 
+    it('kill -9 while four clients stream two-block saves and checkpoints run every 4 records: no answered block lost, none served torn', async () => {
+      const ssd = tempDir('kill4');
+      const sockDir = join(tempDir('ks4'), 'run');
+      const flags = ['--dram', '1m', '--ssd', ssd, '--ssd-size', '16m', '--block-size', '64k', '--checkpoint-every', '4'];
+      const m = await startManager(flags, { socketDir: sockDir });
+      while (!m.logs.some((l) => l.event === 'ssd-preallocated')) await wait(10);
+      const acked: string[] = [];
+      const sent: string[] = [];
+      let stopped = false;
+      const streams = Array.from({ length: 4 }, async (_, id) => {
+        const pages = pageFile(2, BLOCK);
+        const c = await engineClient(m, pages, 2, BLOCK);
+        for (let i = 0; !stopped; i++) {
+          const hs = [`w${id}-${i}-a`, `w${id}-${i}-b`];
+          hs.forEach((h, j) => pages.write(j, blockBytes(h, BLOCK)));
+          sent.push(...hs);
+          const r = await c.request(OPCODE.save, { namespace: NS, hashes: hs, pages: [0, 1] }).catch(() => null);
+          if (!r || r.opcode !== OPCODE.saveResult) return;
+          (r.body.blocks as string[]).forEach((b, j) => b === 'stored' && acked.push(hs[j]!));
+        }
+      });
+      while (acked.length < 40) await wait(5);
+      await m.kill9();
+      stopped = true;
+      await Promise.all(streams);
+      const again = await startManager(flags, { socketDir: sockDir });
+      const dest = pageFile(1, BLOCK);
+      const d = await engineClient(again, dest, 1, BLOCK);
+      let served = 0;
+      for (const h of sent) {
+        const t = await d.request(OPCODE.lookup, lookupBody([h]));
+        if (acked.includes(h)) assert.equal(t.body.state, 'ready', `${h} was acknowledged`);
+        if (t.body.state !== 'ready') continue;
+        const r = await d.request(OPCODE.restore, { ticket: t.body.ticket, pages: [0] });
+        assert.equal(r.body.state, 'done', `${h}: ${JSON.stringify(r.body)}`);
+        assert.ok(dest.read(0).equals(blockBytes(h, BLOCK)), `${h} restored intact`);
+        served++;
+      }
+      assert.ok(served >= acked.length);
+      await d.close();
+      assert.equal(await again.stop(), 0);
+    });
+
     it('a torn record at the journal tail is dropped at recovery; a block whose bytes changed is a miss, never served', async () => {
       const ssd = tempDir('torn');
       const flags = ['--dram', '256k', '--ssd', ssd, '--ssd-size', '1m', '--block-size', '64k'];
@@ -193,6 +236,53 @@ describe('runtime: faults against a real Manager', function () {
       assert.ok(pages.read(3).equals(blockBytes('f1', BLOCK)));
       await c.close();
       await m.stop();
+    });
+
+    it('the SSD tier\'s disk full (ENOSPC on an 8 MiB tmpfs): saves fail naming it, restores keep working, saves resume once there is room (root only)', async function () {
+      if (process.getuid?.() !== 0) this.skip();
+      const mnt = tempDir('enospc');
+      if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mnt]).status !== 0) this.skip();
+      try {
+        const flags = ['--dram', '1m', '--ssd', mnt, '--ssd-size', '4m', '--block-size', '64k'];
+        const m = await startManager(flags);
+        while (!m.logs.some((l) => l.event === 'ssd-preallocated')) await wait(10);
+        const pages = pageFile(4, BLOCK);
+        const c = await engineClient(m, pages, 4, BLOCK);
+        const first = ['e0', 'e1', 'e2', 'e3'];
+        first.forEach((h, i) => pages.write(i, blockBytes(h, BLOCK)));
+        assert.deepEqual((await c.request(OPCODE.save, { namespace: NS, hashes: first, pages: [0, 1, 2, 3] })).body.blocks, ['stored', 'stored', 'stored', 'stored']);
+        // An engine holds them (leased, so the saves below cannot evict them) to restore later.
+        const dest = pageFile(4, BLOCK);
+        const d = await engineClient(m, dest, 4, BLOCK);
+        const t = await d.request(OPCODE.lookup, lookupBody(first));
+        assert.equal(t.body.boundary, 4);
+        // Something else takes every byte left on the disk.
+        const filler = join(mnt, 'filler');
+        const st = statfsSync(mnt);
+        assert.equal(spawnSync('fallocate', ['-l', String(st.bavail * st.bsize), filler]).status, 0);
+        let refused: string | null = null;
+        for (let i = 0; i < 200 && refused === null; i++) {
+          const r = await c.request(OPCODE.save, { namespace: NS, hashes: [`n${i}`], pages: [i % 4] });
+          const outcome = (r.body.blocks as string[])[0]!;
+          if (outcome !== 'stored') refused = outcome;
+        }
+        assert.equal(refused, 'staged:ssd-no-space', 'the save says the disk is full');
+        const r = await d.request(OPCODE.restore, { ticket: t.body.ticket, pages: [0, 1, 2, 3] });
+        assert.equal(r.body.state, 'done');
+        first.forEach((h, i) => assert.ok(dest.read(i).equals(blockBytes(h, BLOCK)), `${h} restored intact`));
+        rmSync(filler);
+        pages.write(0, blockBytes('after', BLOCK));
+        assert.deepEqual((await c.request(OPCODE.save, { namespace: NS, hashes: ['after'], pages: [0] })).body.blocks, ['stored'], 'room again: saves are stored again');
+        await Promise.all([c.close(), d.close()]);
+        assert.equal(await m.stop(), 0);
+        const again = await startManager(flags);
+        const e = await engineClient(again, dest, 4, BLOCK);
+        assert.equal((await e.request(OPCODE.lookup, lookupBody([...first, 'after']))).body.boundary, 5, 'what was stored survives a restart');
+        await e.close();
+        await again.stop();
+      } finally {
+        spawnSync('umount', ['-l', mnt]);
+      }
     });
 
     it('a client killed with registered pages and a restore in flight: its I/O drains, then its leases go', async () => {

@@ -32,6 +32,8 @@ describe('runtime/metrics: Prometheus text over HTTP (prom-client)', function ()
     assert.equal(value('orbitkv_lookup_seconds_count'), 2);
     assert.equal(value('orbitkv_tier_slots{tier="dram",use="total"}'), 4);
     assert.equal(value('orbitkv_tier_slots{tier="ssd",use="used"}'), 1);
+    assert.equal(value('orbitkv_tier_slots{tier="ssd",use="usable"}'), 16, 'the SSD file has grown to its size');
+    assert.equal(value('orbitkv_ssd_checkpoint_failures'), 0);
     assert.equal(value('orbitkv_tier_bytes{tier="ssd",use="total"}'), 1024 * 1024);
     assert.equal(value('orbitkv_ssd_io_bytes{direction="write"}'), BLOCK);
     assert.equal(value('orbitkv_restore_blocks_total{outcome="restored"}'), 1);

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, statSync, writeFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SlotPool } from '../../engine/runtime/tiers/slots/index.js';
 import { SsdIndex, RECORD_BYTES, encodeRecord } from '../../engine/runtime/tiers/ssd/index/index.js';
+import { SsdTier } from '../../engine/runtime/tiers/ssd/index.js';
 import { tempDir } from './support.js';
 
 const key = (n: number) => n.toString(16).padStart(64, '0');
@@ -23,11 +24,65 @@ describe('runtime/tiers: slots and the SSD index', () => {
     assert.equal(take(), c, 'a released slot is reused before evicting');
   });
 
+  it('a pool of which only some slots are usable takes none beyond them until they are granted, lower ones first', () => {
+    const pool = new SlotPool(4, 1);
+    const evicted: number[] = [];
+    assert.equal(pool.take(() => false, (s) => evicted.push(s)), 0);
+    assert.equal(pool.take(() => false, (s) => evicted.push(s)), -1, 'slot 1 is not usable yet');
+    pool.grant(3);
+    pool.release(0);
+    assert.deepEqual([pool.usable, pool.freeSlots], [3, 3]);
+    assert.deepEqual([0, 1, 2].map(() => pool.take(() => false, () => undefined)), [0, 1, 2]);
+    assert.deepEqual(evicted, []);
+  });
+
+  it('the SSD data file grows off the event loop: the tier opens at once, its slots usable as the file reaches them', async () => {
+    const dir = tempDir('grow');
+    const tier = new SsdTier({ dir, slotBytes: 64 * 1024, slots: 64 });
+    assert.equal(tier.growing, true);
+    assert.ok(tier.pool.usable < 64, 'nothing was written before the constructor returned');
+    const p = await tier.preallocation;
+    assert.deepEqual([p.bytes, p.error, tier.growing, tier.pool.usable], [64 * 64 * 1024, null, false, 64]);
+    assert.equal(statSync(join(dir, 'blocks.dat')).size, 64 * 64 * 1024);
+    await tier.close();
+    const again = new SsdTier({ dir, slotBytes: 64 * 1024, slots: 64 });
+    assert.deepEqual([again.growing, again.pool.usable, (await again.preallocation).method], [false, 64, 'present']);
+    await again.close();
+  });
+
+  it('a commit is answered before the checkpoint it triggers is written; later commits wait for it', async () => {
+    const dir = tempDir('index-async');
+    const idx = new SsdIndex(dir, 8, 2);
+    await idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 1, length: 1 }, { type: 'put', key: key(2), slot: 1, crc: 2, length: 1 }]);
+    assert.equal(statSync(join(dir, 'index.journal')).size, 2 * RECORD_BYTES, 'the checkpoint has not run yet');
+    await idx.commit([{ type: 'put', key: key(3), slot: 2, crc: 3, length: 1 }]);
+    assert.equal(statSync(join(dir, 'index.journal')).size, RECORD_BYTES, 'the checkpoint ran before this commit, which then went to an empty journal');
+    await idx.close();
+    const again = new SsdIndex(dir, 8, 2);
+    assert.deepEqual([again.recovery.checkpointSeq, again.recovery.entries], [2, 3]);
+    await again.close();
+  });
+
+  it('a checkpoint that cannot be written loses nothing: commits are answered, the journal keeps every record', async () => {
+    const dir = tempDir('index-cp-fail');
+    // Where the checkpoint is written first is a folder: every checkpoint fails (EISDIR).
+    mkdirSync(join(dir, 'index.checkpoint.tmp'));
+    const idx = new SsdIndex(dir, 8, 2);
+    for (let i = 1; i <= 5; i++) await idx.commit([{ type: 'put', key: key(i), slot: i, crc: i, length: 1 }]);
+    assert.equal(await idx.checkpoint(), false);
+    assert.ok(idx.checkpointFailures >= 2, `${idx.checkpointFailures} failures counted`);
+    await idx.close();
+    const again = new SsdIndex(dir, 8, 2);
+    assert.deepEqual([again.recovery.entries, again.recovery.journalRecords], [5, 5]);
+    await again.close();
+  });
+
   it('the index keeps committed records across reopen, through a checkpoint, and cuts a torn tail', async () => {
     const dir = tempDir('index');
     const idx = new SsdIndex(dir, 8, 3);
     await idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 11, length: 4096 }, { type: 'put', key: key(2), slot: 1, crc: 22, length: 4096 }]);
-    await idx.commit([{ type: 'put', key: key(3), slot: 2, crc: 33, length: 4096 }]); // third record: checkpoint, journal emptied
+    await idx.commit([{ type: 'put', key: key(3), slot: 2, crc: 33, length: 4096 }]); // third record: a checkpoint is queued behind it
+    await idx.settled();
     assert.equal(statSync(join(dir, 'index.journal')).size, 0);
     await idx.commit([{ type: 'drop', key: key(1), slot: 0, crc: 0, length: 0 }, { type: 'put', key: key(4), slot: 0, crc: 44, length: 4096 }]);
     await idx.close();

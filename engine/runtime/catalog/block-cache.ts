@@ -45,7 +45,11 @@ export interface Probe {
 }
 
 export type SaveOutcome = 'stored' | 'deduplicated' | 'dram-full' | 'page-read-failed';
-export type PersistOutcome = 'persisted' | 'ssd-full' | 'ssd-write-failed' | 'dram-only';
+/** `ssd-full`: every SSD slot is pinned; `ssd-no-space`: the disk (or a file-size limit) refused the write or its index record. */
+export type PersistOutcome = 'persisted' | 'ssd-full' | 'ssd-no-space' | 'ssd-write-failed' | 'dram-only';
+
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+const failure = (error: unknown): PersistOutcome => (NO_SPACE.has((error as { code?: string } | null)?.code ?? '') ? 'ssd-no-space' : 'ssd-write-failed');
 
 /** The namespace as the key prefix: model, layout and block size, so caches never mix. */
 export const namespaceId = (ns: Namespace) => JSON.stringify([ns.model, ns.layout, ns.blockSize]);
@@ -165,14 +169,25 @@ export class BlockCache {
     return 'stored';
   }
 
-  /** DRAM → SSD write-back of staged blocks, then one index commit for all of them. */
+  /**
+   * DRAM → SSD write-back of staged blocks, then one index commit for all of them. Never
+   * rejects: whatever fails (the drop commit, a write, the fsync, the put commit) is that
+   * block's outcome, and every pin, busy count, reservation and slot taken here is given back
+   * on every path.
+   */
   async persist(keys: readonly string[]): Promise<Map<string, PersistOutcome>> {
     const out = new Map<string, PersistOutcome>();
     const ssd = this.ssd;
     if (!ssd) {
-      for (const k of keys) out.set(k, 'dram-only');
+      for (const k of keys) {
+        const b = this.blocks.get(k);
+        if (b) b.awaitingWriteBack = false;
+        out.set(k, 'dram-only');
+      }
       return out;
     }
+    // While the data file grows, a save waits for its slots rather than evicting older blocks.
+    while (ssd.growing && ssd.pool.freeSlots < keys.length) await ssd.grown();
     const writes: { block: Block; slot: number; drop: string | undefined }[] = [];
     for (const k of keys) {
       const b = this.blocks.get(k);
@@ -199,37 +214,48 @@ export class BlockCache {
       this.ssdReserved[slot] = 1;
       writes.push({ block: b, slot, drop: dropped });
     }
-    // A reused slot's old record is dropped first, in the same commit as nothing new points there yet.
-    const drops = writes.filter((w) => w.drop !== undefined).map((w) => ({ type: 'drop' as const, key: w.drop!, slot: w.slot, crc: 0, length: 0 }));
-    if (drops.length > 0) await ssd.index.commit(drops);
-    const results = await Promise.allSettled(writes.map((w) => ssd.write(w.slot, this.dram.slot(w.block.dram))));
-    // The bytes are synced before the index records that name them are committed.
-    const synced = writes.length === 0 ? true : await ssd.sync().then(() => true, () => false);
-    const ok = synced ? writes.filter((_, i) => results[i]!.status === 'fulfilled') : [];
-    if (!synced) for (const r of results.keys()) results[r] = { status: 'rejected', reason: new Error('fsync failed') };
-    for (const [i, w] of writes.entries()) {
-      if (results[i]!.status === 'rejected') {
-        w.block.ssd = -1;
-        ssd.pool.release(w.slot);
-        out.set(w.block.key, 'ssd-write-failed');
-      }
-    }
+    // Written and committed: the rest give their SSD slot back.
+    const committed = new Set<(typeof writes)[number]>();
+    const failed = new Map<(typeof writes)[number], PersistOutcome>();
+    let batchFailure: PersistOutcome = 'ssd-write-failed';
     try {
-      if (ok.length > 0) await ssd.index.commit(ok.map((w) => ({ type: 'put' as const, key: w.block.key, slot: w.slot, crc: w.block.crc, length: w.block.length })));
-      for (const w of ok) out.set(w.block.key, 'persisted');
-    } catch {
-      for (const w of ok) {
+      // A reused slot's old record is dropped first, in a commit of its own: nothing new points there yet.
+      const drops = writes.filter((w) => w.drop !== undefined).map((w) => ({ type: 'drop' as const, key: w.drop!, slot: w.slot, crc: 0, length: 0 }));
+      if (drops.length > 0) await ssd.index.commit(drops);
+      const results = await Promise.allSettled(writes.map((w) => ssd.write(w.slot, this.dram.slot(w.block.dram))));
+      results.forEach((r, i) => r.status === 'rejected' && failed.set(writes[i]!, failure(r.reason)));
+      const written = writes.filter((_, i) => results[i]!.status === 'fulfilled');
+      // The bytes are synced before the index records that name them are committed.
+      if (written.length > 0) await ssd.sync();
+      if (written.length > 0) await ssd.index.commit(written.map((w) => ({ type: 'put' as const, key: w.block.key, slot: w.slot, crc: w.block.crc, length: w.block.length })));
+      for (const w of written) committed.add(w);
+    } catch (error) {
+      // Every write not committed is failed below, for this reason.
+      batchFailure = failure(error);
+    } finally {
+      for (const w of writes) {
+        w.block.pins--;
+        w.block.dramBusy--;
+        this.ssdReserved[w.slot] = 0;
+        if (committed.has(w)) {
+          out.set(w.block.key, 'persisted');
+          continue;
+        }
         w.block.ssd = -1;
         ssd.pool.release(w.slot);
-        out.set(w.block.key, 'ssd-write-failed');
+        out.set(w.block.key, failed.get(w) ?? batchFailure);
       }
-    }
-    for (const w of writes) {
-      w.block.pins--;
-      w.block.dramBusy--;
-      this.ssdReserved[w.slot] = 0;
     }
     return out;
+  }
+
+  /**
+   * A staged block whose save ended before its write-back (the save failed or was cut short):
+   * DRAM may drop it again. Only the save that staged it calls this.
+   */
+  abandonWriteBack(key: string): void {
+    const b = this.blocks.get(key);
+    if (b) b.awaitingWriteBack = false;
   }
 
   /**
@@ -300,7 +326,7 @@ export class BlockCache {
     const ssd = this.ssd;
     return {
       dram: { slots: this.dram.slots, used: this.dram.pool.inUse, bytes: this.dram.bytes },
-      ssd: ssd ? { slots: ssd.slots, used: ssd.pool.inUse, bytes: ssd.slots * ssd.slotBytes, backend: ssd.backend } : null,
+      ssd: ssd ? { slots: ssd.slots, usable: ssd.pool.usable, used: ssd.pool.inUse, bytes: ssd.slots * ssd.slotBytes, backend: ssd.backend, checkpointFailures: ssd.index.checkpointFailures } : null,
       blocks: this.blocks.size,
       pinned: [...this.blocks.values()].filter((b) => b.pins > 0).length,
     };

@@ -46,6 +46,11 @@ export class RankAgreement {
     for (const m of g.members.values()) m.defer();
   }
 
+  /** Whether ranks of `request` are waiting for agreement. */
+  has(request: string): boolean {
+    return this.groups.has(request);
+  }
+
   get open(): number {
     return this.groups.size;
   }

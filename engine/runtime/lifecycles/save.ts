@@ -1,6 +1,8 @@
 /**
  * The save lifecycle: pages → DRAM (staged) → SSD (persisted) → committed in the index.
  * Each step is an invoked promise over the real I/O; a block already stored is deduplicated.
+ * Blocks move in windows, and the windows overlap: while one window is written back to SSD the
+ * next is staged from pages into DRAM (two windows in DRAM at most).
  */
 import { assign, fromPromise, setup } from 'xstate';
 import type { PersistOutcome, SaveOutcome } from '../catalog/index.js';
@@ -14,21 +16,38 @@ export interface SaveInput {
 }
 
 export interface SaveContext extends SaveInput {
-  /** Start of the window being staged or persisted. */
+  /** Start of the window being persisted (the one after it is being staged meanwhile). */
   cursor: number;
   staged: SaveOutcome[];
   persisted: (PersistOutcome | null)[];
   error: string | null;
 }
 
+const stageWindow = (input: SaveInput, from: number): Promise<SaveOutcome[]> =>
+  // The window's copies run together; a lookup waits (pending) on any block still copying.
+  Promise.all(input.keys.slice(from, from + input.window).map((k, i) => input.stage(k, from + i)));
+
+const reason = (error: unknown) => String((error as Error)?.message ?? error);
+
 export const saveMachine = setup({
     types: { context: {} as SaveContext, input: {} as SaveInput },
     actors: {
-      stageWindow: fromPromise(async ({ input }: { input: { keys: string[]; from: number; stage: SaveInput['stage'] } }) => {
-        // The window's copies run together; a lookup waits (pending) on any block still copying.
-        return Promise.all(input.keys.map((k, i) => input.stage(k, input.from + i)));
+      stageFirst: fromPromise(async ({ input }: { input: SaveContext }) => stageWindow(input, 0)),
+      /** Persists the window at `cursor` while staging the next; settles once both have. */
+      persistAndStageNext: fromPromise(async ({ input }: { input: SaveContext }) => {
+        const { cursor, window, keys, staged } = input;
+        const stored = keys.slice(cursor, cursor + window).filter((_, i) => staged[cursor + i] === 'stored');
+        const next = cursor + window < keys.length ? stageWindow(input, cursor + window) : Promise.resolve([]);
+        const [persisted, nextStaged] = await Promise.allSettled([input.persist(stored), next]);
+        if (persisted.status === 'rejected') throw persisted.reason;
+        if (nextStaged.status === 'rejected') throw nextStaged.reason;
+        // A block of the next window that found DRAM full while this window was still held for
+        // its write-back tries again now that this window may leave DRAM: overlapping never
+        // refuses a block that staging after the write-back would have stored.
+        const from = cursor + window;
+        const again = nextStaged.value.includes('dram-full') ? await Promise.all(nextStaged.value.map((o, i) => (o === 'dram-full' ? input.stage(keys[from + i]!, from + i) : o))) : nextStaged.value;
+        return { persisted: persisted.value, staged: again };
       }),
-      persistAll: fromPromise(async ({ input }: { input: { keys: string[]; persist: SaveInput['persist'] } }) => input.persist(input.keys)),
     },
   }).createMachine({
     id: 'save',
@@ -37,33 +56,28 @@ export const saveMachine = setup({
     states: {
       staging: {
         invoke: {
-          src: 'stageWindow',
-          input: ({ context }) => ({ keys: context.keys.slice(context.cursor, context.cursor + context.window), from: context.cursor, stage: context.stage }),
-          onDone: { target: 'persisting', actions: assign({ staged: ({ context, event }) => [...context.staged, ...event.output] }) },
-          onError: { target: 'failed', actions: assign({ error: ({ event }) => String((event.error as Error)?.message ?? event.error) }) },
+          src: 'stageFirst',
+          input: ({ context }) => context,
+          onDone: { target: 'persisting', actions: assign({ staged: ({ event }) => event.output }) },
+          onError: { target: 'failed', actions: assign({ error: ({ event }) => reason(event.error) }) },
         },
       },
       persisting: {
         invoke: {
-          src: 'persistAll',
-          input: ({ context }) => ({
-            keys: context.keys.slice(context.cursor, context.cursor + context.window).filter((_, i) => context.staged[context.cursor + i] === 'stored'),
-            persist: context.persist,
-          }),
+          src: 'persistAndStageNext',
+          input: ({ context }) => context,
           onDone: {
             target: 'nextWindow',
-            actions: assign({
-              persisted: ({ context, event }) => [
-                ...context.persisted,
-                ...context.keys.slice(context.cursor, context.cursor + context.window).map((k, i) => (context.staged[context.cursor + i] === 'stored' ? (event.output.get(k) ?? null) : null)),
-              ],
-              cursor: ({ context }) => context.cursor + context.window,
+            actions: assign(({ context, event }) => {
+              const { cursor, window, keys } = context;
+              const window_ = keys.slice(cursor, cursor + window).map((k, i) => (context.staged[cursor + i] === 'stored' ? (event.output.persisted.get(k) ?? null) : null));
+              return { persisted: [...context.persisted, ...window_], staged: [...context.staged, ...event.output.staged], cursor: cursor + window };
             }),
           },
-          onError: { target: 'failed', actions: assign({ error: ({ event }) => String((event.error as Error)?.message ?? event.error) }) },
+          onError: { target: 'failed', actions: assign({ error: ({ event }) => reason(event.error) }) },
         },
       },
-      nextWindow: { always: [{ guard: ({ context }) => context.cursor < context.keys.length, target: 'staging' }, { target: 'committed' }] },
+      nextWindow: { always: [{ guard: ({ context }) => context.cursor < context.keys.length, target: 'persisting' }, { target: 'committed' }] },
       committed: { type: 'final' },
       failed: { type: 'final' },
     },

@@ -32,7 +32,10 @@ export class RuntimeMetrics {
       const u = usage();
       this.set({ tier: 'dram', use: 'total' }, u.dram.slots);
       this.set({ tier: 'dram', use: 'used' }, u.dram.used);
-      if (u.ssd) { this.set({ tier: 'ssd', use: 'total' }, u.ssd.slots); this.set({ tier: 'ssd', use: 'used' }, u.ssd.used); }
+      if (u.ssd) { this.set({ tier: 'ssd', use: 'total' }, u.ssd.slots); this.set({ tier: 'ssd', use: 'used' }, u.ssd.used); this.set({ tier: 'ssd', use: 'usable' }, u.ssd.usable); }
+    } });
+    new Gauge({ name: 'orbitkv_ssd_checkpoint_failures', help: 'SSD index checkpoints that could not be written since start (the journal kept their records)', registers, collect() {
+      this.set(cache.ssd?.index.checkpointFailures ?? 0);
     } });
     new Gauge({ name: 'orbitkv_tier_bytes', help: 'Bytes per tier', labelNames: ['tier', 'use'], registers, collect() {
       const u = usage();

@@ -1,11 +1,11 @@
 /**
- * The Manager's operations over the cache, one lifecycle actor per operation: lookup tickets,
- * saves and restores. Socket-agnostic: the server decodes frames and calls these; specs can
- * too. Every bound comes from the options (tickets open, records kept).
+ * The Manager's operations over the cache as lifecycle actors: lookup tickets (served by a
+ * bounded pool of running ticket actors, one ticket at a time each), saves and restores.
+ * Socket-agnostic: the server decodes frames and calls these; specs can too. Every bound comes from the options (tickets open, records kept).
  */
 import { createActor, type ActorRefFrom } from 'xstate';
 import { BlockCache, namespaceId, type Tier } from '../catalog/index.js';
-import { RankAgreement, lookupTicketMachine, restoreMachine, saveMachine, type RestoreJob, type TicketState } from '../lifecycles/index.js';
+import { RankAgreement, TICKET_FINAL, lookupTicketMachine, restoreMachine, saveMachine, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
@@ -32,11 +32,25 @@ interface Ticket {
   leased: string[];
   rank: number;
   request: string;
-  actor: ActorRefFrom<typeof lookupTicketMachine>;
+  /** The actor serving this ticket while it is open (null once it has ended). */
+  slot: TicketSlot | null;
+  state: TicketState;
+  boundary: number | null;
   record: LookupRecord;
   tiers: { dram: number; ssd: number };
   matched: number;
+  /** Sends to the ticket's actor while it still serves this ticket (a late event is dropped). */
+  send(event: TicketEvent): void;
+  observe(state: TicketState, boundary: number | null): void;
 }
+
+interface TicketSlot {
+  actor: ActorRefFrom<typeof lookupTicketMachine>;
+  ticket: Ticket | null;
+}
+
+/** Idle ticket actors kept for reuse; beyond this many an ended ticket's actor is stopped. */
+const TICKET_POOL = 1024;
 
 export interface LookupReply {
   ticket: number;
@@ -49,12 +63,20 @@ export interface LookupReply {
 export class CacheService {
   private readonly tickets = new Map<number, Ticket>();
   private readonly agreement = new RankAgreement();
+  private readonly idleSlots: TicketSlot[] = [];
+  /** Ticket actors alive (serving or idle in the pool), for the status and the bench. */
+  readonly xstate = { actors: 0 };
   private nextTicket = 1;
   readonly records: RequestRing;
   readonly operations = { saves: 0, restores: 0 };
 
   constructor(readonly cache: BlockCache, private readonly options: ServiceOptions, private readonly metrics: RuntimeMetrics | null, private readonly logger: Logger) {
     this.records = new RequestRing(options.records);
+    void cache.ssd?.preallocation.then((p) => {
+      const usable = cache.ssd!.pool.usable;
+      if (p.error) logger.warn('ssd-preallocated', { ...p, usableSlots: usable, slots: cache.ssd!.slots });
+      else if (p.method !== 'present') logger.info('ssd-preallocated', { ...p, usableSlots: usable });
+    });
   }
 
   get openTickets(): number {
@@ -72,7 +94,53 @@ export class CacheService {
     const record: LookupRecord = { ticket: id, request: req.request, rank: req.rank, session: session.id, at: new Date().toISOString(), namespace: ns, blocks: keys.length, matched: 0, boundary: null, state: 'pending', tiers: { dram: 0, ssd: 0 }, firstMiss: null, latencyUs: null };
     this.records.push(record);
     let stopListening: (() => void) | null = null;
-    const ticket = {} as Ticket;
+    let resolveReply!: (reply: LookupReply) => void;
+    const replied = new Promise<LookupReply>((resolve) => (resolveReply = resolve));
+    let answered = false;
+    const ticket: Ticket = {
+      id,
+      session,
+      keys,
+      leased: [],
+      rank: req.rank,
+      request: req.request,
+      slot: null,
+      state: 'pending',
+      boundary: null,
+      record,
+      tiers: { dram: 0, ssd: 0 },
+      matched: 0,
+      send: (event) => {
+        const slot = ticket.slot;
+        if (slot !== null && slot.ticket === ticket) slot.actor.send(event);
+      },
+      observe: (state, boundary) => {
+        ticket.state = state;
+        ticket.boundary = boundary;
+        record.state = state;
+        if (state !== 'pending' && !answered) {
+          answered = true;
+          stopListening?.();
+          stopListening = null;
+          record.boundary = boundary;
+          const latency = Number(process.hrtime.bigint() - started) / 1e3;
+          record.latencyUs = Math.round(latency);
+          if (boundary !== null && boundary < ticket.matched) record.firstMiss = { block: boundary, reason: 'beyond-boundary' };
+          if (state === 'timedOut' || state === 'cancelled') {
+            record.firstMiss = { block: ticket.matched, reason: state === 'timedOut' ? 'timed-out' : 'cancelled' };
+            this.agreement.leave(req.request, req.rank);
+          }
+          this.observe(record, state, latency);
+          resolveReply({ ticket: id, state, boundary, matched: ticket.matched, tiers: ticket.tiers });
+        }
+        if (state === 'expired' && record.firstMiss === null) record.firstMiss = { block: 0, reason: 'lease-expired' };
+        if ((TICKET_FINAL as readonly string[]).includes(state)) {
+          this.tickets.delete(id);
+          session.tickets.delete(id);
+          this.recycle(ticket);
+        }
+      },
+    };
     const effects = {
       trim: (boundary: number) => {
         this.cache.unpin(ticket.leased.slice(boundary));
@@ -83,67 +151,90 @@ export class CacheService {
         ticket.leased = [];
       },
     };
-    const actor = createActor(lookupTicketMachine, { input: { effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs } });
-    Object.assign(ticket, { id, session, keys, leased: [], rank: req.rank, request: req.request, actor, record, tiers: { dram: 0, ssd: 0 }, matched: 0 });
-    const problem = this.agreement.join(req.request, req.rank, req.worldSize, { agreed: (b) => actor.send({ type: 'AGREED', boundary: b }), defer: () => actor.send({ type: 'DEFER' }) });
+    // A single rank whose match is settled now, with no other ticket of its request waiting:
+    // its boundary is its own match, exactly what joining and reporting would agree on.
+    const first = this.cache.probe(keys);
+    const solo = req.worldSize === 1 && !first.pending && !this.agreement.has(req.request);
+    const problem = solo ? null : this.agreement.join(req.request, req.rank, req.worldSize, { agreed: (b) => ticket.send({ type: 'AGREED', boundary: b }), defer: () => ticket.send({ type: 'DEFER' }) });
     if (problem) {
       // In the history as refused: it never becomes a ticket, so it must not stay "pending".
       record.state = 'refused';
       throw new RequestError(problem, `request '${req.request}' rank ${req.rank}: ${problem}`);
     }
     this.tickets.set(id, ticket);
-    session.tickets.set(id, { cancel: () => actor.send({ type: 'CANCEL' }) });
-
-    return new Promise<LookupReply>((resolve) => {
-      let replied = false;
-      actor.subscribe((snap) => {
-        const state = snap.value as TicketState;
-        record.state = state;
-        if (state !== 'pending' && !replied) {
-          replied = true;
-          stopListening?.();
-          stopListening = null;
-          record.boundary = snap.context.boundary;
-          const latency = Number(process.hrtime.bigint() - started) / 1e3;
-          record.latencyUs = Math.round(latency);
-          if (snap.context.boundary !== null && snap.context.boundary < ticket.matched) record.firstMiss = { block: snap.context.boundary, reason: 'beyond-boundary' };
-          if (state === 'timedOut' || state === 'cancelled') {
-            record.firstMiss = { block: ticket.matched, reason: state === 'timedOut' ? 'timed-out' : 'cancelled' };
-            this.agreement.leave(req.request, req.rank);
-          }
-          this.observe(record, state, latency);
-          resolve({ ticket: id, state, boundary: snap.context.boundary, matched: ticket.matched, tiers: ticket.tiers });
-        }
-        if (state === 'expired' && record.firstMiss === null) record.firstMiss = { block: 0, reason: 'lease-expired' };
-        if (snap.status === 'done') {
-          this.tickets.delete(id);
-          session.tickets.delete(id);
-        }
-      });
-      actor.start();
-      const evaluate = () => {
-        if (actor.getSnapshot().value !== 'pending') return;
-        const probe = this.cache.probe(keys);
-        if (probe.pending) {
-          // Woken only when the block it waits on settles, not on every save's.
-          stopListening?.();
-          stopListening = this.cache.onSettled(keys[probe.firstMiss!.block]!, evaluate);
-          return;
-        }
+    session.tickets.set(id, { cancel: () => ticket.send({ type: 'CANCEL' }) });
+    const slot = this.idleSlots.pop() ?? this.newSlot();
+    slot.ticket = ticket;
+    ticket.slot = slot;
+    const take = (probe: typeof first) => {
+      const matched = keys.slice(0, probe.matched);
+      this.cache.pin(matched);
+      ticket.leased = matched;
+      ticket.matched = probe.matched;
+      ticket.tiers = probe.tiers;
+      record.matched = probe.matched;
+      record.tiers = probe.tiers;
+      record.firstMiss = probe.firstMiss;
+    };
+    if (solo) {
+      take(first);
+      slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs, agreed: first.matched });
+      return replied;
+    }
+    slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs });
+    const evaluate = () => {
+      if (ticket.state !== 'pending') return;
+      const probe = this.cache.probe(keys);
+      if (probe.pending) {
+        // Woken only when the block it waits on settles, not on every save's.
         stopListening?.();
-        stopListening = null;
-        const matched = keys.slice(0, probe.matched);
-        this.cache.pin(matched);
-        ticket.leased = matched;
-        ticket.matched = probe.matched;
-        ticket.tiers = probe.tiers;
-        record.matched = probe.matched;
-        record.tiers = probe.tiers;
-        record.firstMiss = probe.firstMiss;
-        this.agreement.report(req.request, req.rank, probe.matched);
-      };
-      evaluate();
+        stopListening = this.cache.onSettled(keys[probe.firstMiss!.block]!, evaluate);
+        return;
+      }
+      stopListening?.();
+      stopListening = null;
+      take(probe);
+      this.agreement.report(req.request, req.rank, probe.matched);
+    };
+    evaluate();
+    return replied;
+  }
+
+  /**
+   * A running ticket actor (idle) from the pool, or a new one. Each actor is subscribed once
+   * and hands its snapshots to whichever ticket it serves now.
+   */
+  private newSlot(): TicketSlot {
+    const actor = createActor(lookupTicketMachine);
+    const slot: TicketSlot = { actor, ticket: null };
+    actor.subscribe({
+      next: (snap) => slot.ticket?.observe(snap.value as TicketState, snap.context.boundary),
+      // An effect that threw stops the actor: the ticket ends with its leases given back, and
+      // the actor is not reused.
+      error: () => {
+        const t = slot.ticket;
+        if (!t) return;
+        this.cache.unpin(t.leased);
+        t.leased = [];
+        t.observe('cancelled', null);
+      },
     });
+    actor.start();
+    this.xstate.actors++;
+    return slot;
+  }
+
+  /** The ticket has ended: its actor waits for the next OPEN (kept only up to the pool's bound). */
+  private recycle(ticket: Ticket): void {
+    const slot = ticket.slot;
+    if (slot === null || slot.ticket !== ticket) return;
+    slot.ticket = null;
+    ticket.slot = null;
+    if (slot.actor.getSnapshot().status === 'active' && this.idleSlots.length < TICKET_POOL) this.idleSlots.push(slot);
+    else {
+      slot.actor.stop();
+      this.xstate.actors--;
+    }
   }
 
   /**
@@ -156,14 +247,14 @@ export class CacheService {
 
   release(session: Session, id: number): TicketState {
     const t = this.owned(session, id);
-    t.actor.send({ type: 'RELEASE' });
-    return t.actor.getSnapshot().value as TicketState;
+    t.send({ type: 'RELEASE' });
+    return t.state;
   }
 
   cancel(session: Session, id: number): TicketState {
     const t = this.owned(session, id);
-    t.actor.send({ type: 'CANCEL' });
-    return t.actor.getSnapshot().value as TicketState;
+    t.send({ type: 'CANCEL' });
+    return t.state;
   }
 
   /** Saves blocks from the session's pages; resolves once committed (or failed) with a result per block. */
@@ -186,6 +277,11 @@ export class CacheService {
     const done = new Promise<{ state: string; blocks: string[] }>((resolve) => {
       actor.subscribe((snap) => {
         if (snap.status !== 'done') return;
+        // A block this save staged and never offered to the SSD tier (the save failed first)
+        // must not stay unevictable in DRAM.
+        keys.forEach((k, i) => {
+          if (snap.context.staged[i] === 'stored' && snap.context.persisted[i] == null) this.cache.abandonWriteBack(k);
+        });
         const blocks = keys.map((_, i) => {
           const staged = snap.context.staged[i];
           const persisted = snap.context.persisted[i];
@@ -209,13 +305,12 @@ export class CacheService {
     const t = this.owned(owner, req.ticket);
     const pages = session.pages;
     if (!pages) throw new RequestError('no-pages', 'register pages before restoring');
-    const snap = t.actor.getSnapshot();
-    if (snap.value !== 'ready') throw new RequestError('ticket-not-ready', `ticket ${t.id} is ${String(snap.value)}`);
-    const boundary = snap.context.boundary ?? 0;
+    if (t.state !== 'ready') throw new RequestError('ticket-not-ready', `ticket ${t.id} is ${t.state}`);
+    const boundary = t.boundary ?? 0;
     if (req.pages.length > boundary) throw new RequestError('beyond-boundary', `${req.pages.length} pages for a ticket whose boundary is ${boundary}`);
     const bad = req.pages.findIndex((p) => p >= pages.pages);
     if (bad >= 0) throw new RequestError('bad-page', `pages[${bad}] = ${req.pages[bad]} is beyond the ${pages.pages} registered pages`);
-    t.actor.send({ type: 'CONSUME' });
+    t.send({ type: 'CONSUME' });
     const keys = t.keys.slice(0, req.pages.length);
     let cancelled = false;
     // Blocks whose DRAM slot this restore holds busy between its read and its copy.
@@ -259,7 +354,7 @@ export class CacheService {
         session.cancels.delete(cancel);
         for (const k of busy) this.cache.idle(k);
         busy.clear();
-        t.actor.send({ type: 'CONSUMED' });
+        t.send({ type: 'CONSUMED' });
         const blocks = keys.map((_, i) => s.context.results[i] ?? 'cancelled');
         for (const b of blocks) this.metrics?.restores.inc({ outcome: b });
         resolve({ state: s.value as string, blocks });

@@ -14,19 +14,45 @@ export class SlotPool {
   private head = NONE;
   private tail = NONE;
   private used: Uint8Array;
+  /** Slots below this may be used; the rest wait for their backing store (see `grant`). */
+  private available: number;
 
-  constructor(readonly capacity: number) {
+  constructor(readonly capacity: number, available = capacity) {
     if (!Number.isSafeInteger(capacity) || capacity < 0 || capacity > 0x7fff_ffff) throw new RangeError(`slot count must be an integer in 0..2^31-1, got ${capacity}`);
     this.prev = new Int32Array(capacity).fill(NONE);
     this.next = new Int32Array(capacity).fill(NONE);
     this.used = new Uint8Array(capacity);
     this.free = new Uint32Array(capacity);
-    for (let i = 0; i < capacity; i++) this.free[i] = capacity - 1 - i;
-    this.freeCount = capacity;
+    this.available = Math.max(0, Math.min(capacity, available));
+    for (let i = 0; i < this.available; i++) this.free[i] = this.available - 1 - i;
+    this.freeCount = this.available;
   }
 
+  /** Slots taken (a slot not yet granted is neither taken nor free). */
   get inUse(): number {
-    return this.capacity - this.freeCount;
+    return this.available - this.freeCount;
+  }
+
+  /** Usable slots not taken. */
+  get freeSlots(): number {
+    return this.freeCount;
+  }
+
+  /** Slots that may be used now. */
+  get usable(): number {
+    return this.available;
+  }
+
+  /** Makes slots [usable, upTo) usable (their backing store now exists); lower slots come first. */
+  grant(upTo: number): void {
+    const to = Math.min(this.capacity, upTo);
+    if (to <= this.available) return;
+    // The free stack pops from its end: keep lower slots on top so they are taken first.
+    const fresh = to - this.available;
+    this.free.copyWithin(fresh, 0, this.freeCount);
+    for (let i = 0; i < fresh; i++) this.free[i] = to - 1 - i;
+    this.freeCount += fresh;
+    this.available = to;
   }
 
   /**
@@ -55,14 +81,14 @@ export class SlotPool {
    * index rebuilds the pool at recovery. One pass; false when a slot is out of range or repeated.
    */
   adopt(slots: readonly number[]): boolean {
-    if (this.freeCount !== this.capacity) throw new Error('adopt needs a fresh pool');
+    if (this.freeCount !== this.available) throw new Error('adopt needs a fresh pool');
     for (const slot of slots) {
-      if (!Number.isInteger(slot) || slot < 0 || slot >= this.capacity || this.used[slot]) return false;
+      if (!Number.isInteger(slot) || slot < 0 || slot >= this.available || this.used[slot]) return false;
       this.used[slot] = 1;
       this.append(slot);
     }
     this.freeCount = 0;
-    for (let i = this.capacity - 1; i >= 0; i--) if (!this.used[i]) this.free[this.freeCount++] = i;
+    for (let i = this.available - 1; i >= 0; i--) if (!this.used[i]) this.free[this.freeCount++] = i;
     return true;
   }
 

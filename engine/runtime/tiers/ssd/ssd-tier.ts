@@ -3,14 +3,18 @@
  * written with O_DIRECT through the native ring (io_uring, or the thread pool where it is
  * refused), and the crash-safe index beside it. A slot's bytes are synced before the index
  * record that names them, so a committed entry always points at its own bytes; each read is
- * checked against the recorded checksum (a mismatch is a miss, never served).
+ * checked against the recorded checksum (a mismatch is a miss, never served). The file grows
+ * to its size in the background (nothing blocks the event loop) and never takes the room the
+ * index needs.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
+import { open, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { openFile, openRing, type DirectFile, type IoRing } from '../../../../native/index.js';
 import { SlotPool } from '../slots/index.js';
-import { SsdIndex } from './index/index.js';
+import { RECORD_BYTES, SsdIndex } from './index/index.js';
 import { faultPoint } from '../../faults/index.js';
 
 export interface SsdOptions {
@@ -22,7 +26,14 @@ export interface SsdOptions {
   ringDepth?: number;
 }
 
-const PREALLOCATE_CHUNK = 1 << 20;
+const PREALLOCATE_CHUNK = 4 << 20;
+
+/** How the data file reached its full size, or how far it got and why it stopped. */
+export interface Preallocation {
+  bytes: number;
+  method: 'present' | 'fallocate+zeros' | 'zeros';
+  error: string | null;
+}
 
 export class SsdTier {
   readonly index: SsdIndex;
@@ -33,19 +44,93 @@ export class SsdTier {
   readonly slots: number;
   /** Bytes moved and errors met, for the metrics. */
   readonly counters = { readBytes: 0, writeBytes: 0, readErrors: 0, writeErrors: 0, checksumMisses: 0 };
+  /**
+   * The data file growing to its full size, in the background (fallocate to reserve the room,
+   * then queued writes of zeros): slots become usable as their bytes exist, so a large tier serves at once and
+   * a full disk stops the tier's growth (a smaller tier, logged) rather than the start.
+   */
+  readonly preallocation: Promise<Preallocation>;
+  /** Whether the file is still growing (more slots to come). */
+  growing: boolean;
+  /** Settles at the next grant of slots or the end of growth (one promise shared by all waiters). */
+  private nextGrant: { promise: Promise<void>; resolve: () => void } | null = null;
+
+  /** Disk space left free for the index: two checkpoints of a full table and a full journal, plus 1 MiB. */
+  private readonly indexReserve: number;
 
   constructor(options: SsdOptions) {
     this.slotBytes = options.slotBytes;
+    this.indexReserve = (2 * options.slots + 2 * (options.checkpointEvery ?? 4096)) * RECORD_BYTES + (1 << 20);
     this.slots = options.slots;
     mkdirSync(options.dir, { recursive: true, mode: 0o700 });
     const path = join(options.dir, 'blocks.dat');
-    preallocate(path, this.slotBytes * this.slots);
+    const bytes = this.slotBytes * this.slots;
+    const size = sizeTo(path, bytes);
     this.file = openFile(path, { write: true, direct: 'auto' });
     this.ring = openRing({ depth: options.ringDepth ?? 64, backend: 'auto' });
     this.index = new SsdIndex(options.dir, this.slots, options.checkpointEvery ?? 4096);
-    this.pool = new SlotPool(this.slots);
     const held = [...this.index.entries.values()].sort((a, b) => a.seq - b.seq).map((e) => e.slot);
+    // A slot the index names is usable even if the file was cut short under it (its read then fails, a miss).
+    this.pool = new SlotPool(this.slots, Math.max(Math.floor(size / this.slotBytes), ...held.map((s) => s + 1)));
     if (!this.pool.adopt(held)) throw new Error('SSD index names a slot twice or out of range');
+    this.growing = size < bytes;
+    this.preallocation = size >= bytes ? Promise.resolve({ bytes, method: 'present', error: null }) : this.grow(path, size, bytes).finally(() => {
+      this.growing = false;
+      this.granted();
+    });
+  }
+
+  /** Resolves once more slots are usable or the file has stopped growing. */
+  grown(): Promise<void> {
+    if (!this.growing) return Promise.resolve();
+    if (!this.nextGrant) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.nextGrant = { promise, resolve };
+    }
+    return this.nextGrant.promise;
+  }
+
+  private granted(): void {
+    const waiting = this.nextGrant;
+    this.nextGrant = null;
+    waiting?.resolve();
+  }
+
+  private async grow(path: string, from: number, full: number): Promise<Preallocation> {
+    // Never the whole disk: the index's journal and checkpoints need room beside the blocks.
+    const free = await statfs(path).then((s) => s.bavail * s.bsize, () => Number.POSITIVE_INFINITY);
+    const room = Math.floor(Math.max(0, free - this.indexReserve) / this.slotBytes) * this.slotBytes;
+    const bytes = Math.min(full, from + room);
+    const short = bytes < full ? 'ENOSPC' : null;
+    if (bytes <= from) return { bytes: from, method: 'zeros', error: short };
+    // fallocate reserves the room at once; the zeros that follow turn its unwritten extents into
+    // written blocks, so a save overwrites in place (a first write into an unwritten extent
+    // costs a metadata conversion that every fsync then commits). Slots are granted as the
+    // zeros reach them.
+    const reserved = await fallocate(path, from, bytes - from);
+    let at = from;
+    try {
+      const file = await open(path, 'r+');
+      try {
+        const zeros = Buffer.alloc(Math.min(PREALLOCATE_CHUNK, bytes - from));
+        while (at < bytes) {
+          const n = Math.min(zeros.length, bytes - at);
+          const { bytesWritten } = await file.write(zeros, 0, n, at);
+          if (bytesWritten === 0) throw Object.assign(new Error('no bytes written'), { code: 'EIO' });
+          at += bytesWritten;
+          this.pool.grant(Math.floor(at / this.slotBytes));
+          this.granted();
+        }
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      return { bytes, method: reserved ? 'fallocate+zeros' : 'zeros', error: short };
+    } catch (error) {
+      // The slots granted so far stay usable (their bytes exist); the rest never are.
+      return { bytes: at, method: reserved ? 'fallocate+zeros' : 'zeros', error: (error as NodeJS.ErrnoException).code ?? String(error) };
+    }
   }
 
   get backend(): string {
@@ -97,16 +182,21 @@ export class SsdTier {
   }
 }
 
-/** Makes the data file its full size with real blocks (zeros), so a full disk shows at start, not mid-save. */
-function preallocate(path: string, bytes: number): void {
+/** Opens (creating) the data file, cuts it to `bytes` if larger, and returns its size. */
+function sizeTo(path: string, bytes: number): number {
   const fd = openSync(path, existsSync(path) ? 'r+' : 'w+', 0o600);
   try {
     const size = fstatSync(fd).size;
     if (size > bytes) ftruncateSync(fd, bytes);
-    const zeros = Buffer.alloc(Math.min(PREALLOCATE_CHUNK, Math.max(bytes, 1)));
-    for (let at = size; at < bytes; at += zeros.length) writeSync(fd, zeros, 0, Math.min(zeros.length, bytes - at), at);
-    if (size < bytes) fsyncSync(fd);
+    return Math.min(size, bytes);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Allocates [offset, offset + length) with fallocate(1), off the event loop; false where it is missing or refused. */
+function fallocate(path: string, offset: number, length: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile('fallocate', ['--offset', String(offset), '--length', String(length), path], { timeout: 600_000 }, (error) => resolve(error === null));
+  });
 }

@@ -4,7 +4,8 @@
  * the checkpoint, replays the journal up to its first torn record (cut off there), and so
  * keeps every committed entry and nothing torn. Memory is one entry per SSD slot at most.
  */
-import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, write, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncate, ftruncateSync, openSync, readFileSync, readSync, write } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { RECORD_BYTES, decodeRecord, encodeRecord, type IndexRecord } from './record.js';
@@ -35,10 +36,15 @@ export class SsdIndex {
   private journalRecords = 0;
   private seq = 0;
   private flushing: Promise<void> = Promise.resolve();
+  /** Journal records at which the next checkpoint is queued. */
+  private nextCheckpointAt: number;
+  /** Checkpoints that failed (the journal kept everything they would have held). */
+  checkpointFailures = 0;
   readonly recovery: Recovery;
 
   constructor(private readonly dir: string, private readonly slots: number, private readonly checkpointEvery: number) {
     const journal = join(dir, 'index.journal');
+    this.nextCheckpointAt = checkpointEvery;
     this.journalFd = openSync(journal, existsSync(journal) ? 'r+' : 'w+', 0o600);
     this.recovery = this.recover();
   }
@@ -81,7 +87,7 @@ export class SsdIndex {
       this.journalBytes += bytes.length;
       this.journalRecords += records.length;
       for (const r of records) this.apply(r);
-      if (this.journalRecords >= this.checkpointEvery) this.writeCheckpoint();
+      if (this.journalRecords >= this.nextCheckpointAt) this.queueCheckpoint();
     };
     const done = this.flushing.then(run);
     this.flushing = done.catch(() => undefined);
@@ -89,45 +95,83 @@ export class SsdIndex {
   }
 
   /**
+   * A checkpoint behind the commit that asked for it, off the event loop: that commit is
+   * answered first; later commits wait for it (the journal is emptied only after its rename).
+   * A checkpoint that fails (a full disk) loses nothing: the journal stays whole, the failure
+   * is counted, and the next try waits another `checkpointEvery` records.
+   */
+  private queueCheckpoint(): void {
+    this.nextCheckpointAt = Number.POSITIVE_INFINITY;
+    this.flushing = this.flushing.then(() =>
+      this.writeCheckpoint().then(
+        () => {
+          this.nextCheckpointAt = this.checkpointEvery;
+        },
+        () => {
+          this.checkpointFailures++;
+          this.nextCheckpointAt = this.journalRecords + this.checkpointEvery;
+        },
+      ),
+    );
+  }
+
+  /** Settles once every commit and checkpoint asked for so far has run. */
+  settled(): Promise<void> {
+    return this.flushing;
+  }
+
+  /**
    * Writes the whole table as a checkpoint, in turn with the commits: a batch being written
    * is in the table (and its records out of the journal) only once it has been applied.
+   * Resolves false when it could not be written (counted; the journal still holds everything).
    */
-  checkpoint(): Promise<void> {
-    const done = this.flushing.then(() => this.writeCheckpoint());
-    this.flushing = done.catch(() => undefined);
+  checkpoint(): Promise<boolean> {
+    const done = this.flushing.then(() => this.writeCheckpoint()).then(
+      () => {
+        this.nextCheckpointAt = this.checkpointEvery;
+        return true;
+      },
+      () => {
+        this.checkpointFailures++;
+        return false;
+      },
+    );
+    this.flushing = done.then(() => undefined);
     return done;
   }
 
   /** Writes the whole table as a checkpoint (atomic rename), then empties the journal. */
-  private writeCheckpoint(): void {
+  private async writeCheckpoint(): Promise<void> {
     const list = [...this.entries];
+    const seq = this.seq;
     const body = Buffer.alloc(list.length * RECORD_BYTES);
     list.forEach(([key, e], i) => encodeRecord({ type: 'put', key, slot: e.slot, crc: e.crc, length: e.length, seq: e.seq }, body, i * RECORD_BYTES));
     const header = Buffer.alloc(CHECKPOINT_HEADER);
     header.writeUInt32LE(CHECKPOINT_MAGIC, 0);
     header.writeUInt32LE(1, 4);
-    header.writeUInt32LE(this.seq % 0x1_0000_0000, 8);
-    header.writeUInt32LE(Math.floor(this.seq / 0x1_0000_0000), 12);
+    header.writeUInt32LE(seq % 0x1_0000_0000, 8);
+    header.writeUInt32LE(Math.floor(seq / 0x1_0000_0000), 12);
     header.writeUInt32LE(list.length, 16);
     header.writeUInt32LE(crc32(body) >>> 0, 20);
     header.writeUInt32LE(crc32(header.subarray(0, 28)) >>> 0, 28);
     const tmp = join(this.dir, 'index.checkpoint.tmp');
-    const fd = openSync(tmp, 'w', 0o600);
+    const file = await open(tmp, 'w', 0o600);
     try {
-      writeSync(fd, header, 0, header.length, 0);
-      writeSync(fd, body, 0, body.length, CHECKPOINT_HEADER);
-      fsyncSync(fd);
+      const { bytesWritten } = await file.writev([header, body], 0);
+      if (bytesWritten !== header.length + body.length) throw Object.assign(new Error(`checkpoint: ${bytesWritten} of ${header.length + body.length} bytes written`), { code: 'EIO' });
+      await file.sync();
     } finally {
-      closeSync(fd);
+      await file.close();
     }
-    renameSync(tmp, join(this.dir, 'index.checkpoint'));
-    syncDir(this.dir);
+    await rename(tmp, join(this.dir, 'index.checkpoint'));
+    await syncDir(this.dir);
     // Records at or below the checkpoint's sequence are ignored at recovery, so a crash
-    // between the rename and this truncation loses nothing.
-    ftruncateSync(this.journalFd, 0);
-    fdatasyncSync(this.journalFd);
+    // between the rename and this truncation loses nothing. (Commits wait behind this one, so
+    // nothing was appended since the table was taken.)
+    await new Promise<void>((resolve, reject) => ftruncate(this.journalFd, 0, (e) => (e ? reject(e) : resolve())));
     this.journalBytes = 0;
     this.journalRecords = 0;
+    await new Promise<void>((resolve, reject) => fdatasync(this.journalFd, (e) => (e ? reject(e) : resolve())));
   }
 
   /** Closes the journal once every commit and checkpoint asked for has run. */
@@ -216,11 +260,11 @@ async function writeAll(fd: number, bytes: Buffer, position: number): Promise<vo
   }
 }
 
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
   try {
-    fsyncSync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { BlockCache } from '../../engine/runtime/catalog/index.js';
+import type { Logger } from '../../engine/runtime/log/index.js';
+import type { PageFile } from '../../engine/runtime/pages/index.js';
+import { CacheService } from '../../engine/runtime/service/index.js';
+import { Session } from '../../engine/runtime/session/index.js';
+import { DramArena, SsdTier } from '../../engine/runtime/tiers/index.js';
+import { tempDir } from './support.js';
+
+const BLOCK = 4096;
+const NS = { model: 'm', layout: 'l', blockSize: 16 };
+const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+const tick = () => new Promise((r) => setImmediate(r));
+
+/**
+ * Registered pages whose copies into them land only when the spec lets them: what a session's
+ * close must wait for. `close` records what was still in flight and leased when it ran.
+ */
+function heldPages(count: number, cache: BlockCache) {
+  const landing: (() => void)[] = [];
+  const state = { inFlight: 0, closedWith: null as null | { inFlight: number; pinned: number } };
+  const pages = {
+    pages: count,
+    readPage: async (i: number, into: Buffer) => void into.fill(i + 1),
+    writePage: (_i: number, _from: Buffer) => {
+      state.inFlight++;
+      return new Promise<void>((resolve) => landing.push(() => {
+        state.inFlight--;
+        resolve();
+      }));
+    },
+    setFlag: async () => undefined,
+    close: () => {
+      state.closedWith = { inFlight: state.inFlight, pinned: cache.usage().pinned };
+    },
+  };
+  return { pages: pages as unknown as PageFile, landing, state };
+}
+
+describe('runtime/service: a session closing with restores in flight', () => {
+  for (const where of ['dram', 'ssd'] as const) {
+    it(`(${where} tier) its copies land before its leases go, and its pages are released last`, async () => {
+      const ssd = new SsdTier({ dir: tempDir('drain-unit'), slotBytes: BLOCK, slots: 16 });
+      await ssd.preallocation;
+      const cache = new BlockCache(new DramArena(BLOCK, 8), ssd);
+      const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+      const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+      const held = heldPages(8, cache);
+      session.pages = held.pages;
+      const hashes = ['h0', 'h1', 'h2', 'h3'];
+      assert.deepEqual((await service.save(session, { namespace: NS, hashes, pages: [0, 1, 2, 3] })).blocks, ['stored', 'stored', 'stored', 'stored']);
+      if (where === 'ssd') {
+        // Push them out of DRAM (they stay on SSD): the restore then reads them back first.
+        const other = new Session(2, 'other', { engine: 'vllm', version: 'x' });
+        other.pages = heldPages(8, cache).pages;
+        await service.save(other, { namespace: NS, hashes: Array.from({ length: 8 }, (_, i) => `x${i}`), pages: [0, 1, 2, 3, 4, 5, 6, 7] });
+      }
+      const ticket = await service.lookup(session, { namespace: NS, hashes, request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+      assert.equal(ticket.state, 'ready');
+      if (where === 'ssd') assert.deepEqual(ticket.tiers, { dram: 0, ssd: 4 });
+      const restoring = service.restore(session, { ticket: ticket.ticket, pages: [4, 5, 6, 7] });
+      while (held.state.inFlight === 0) await tick();
+      const closing = session.close();
+      for (let i = 0; i < 20; i++) await tick();
+      assert.equal(held.state.closedWith, null, 'pages are not released while a copy into them can still land');
+      assert.equal(cache.usage().pinned, 4, 'the leases stay while the I/O drains');
+      while (held.landing.length > 0 || held.state.inFlight > 0) {
+        held.landing.shift()?.();
+        await tick();
+      }
+      await closing;
+      assert.deepEqual(held.state.closedWith, { inFlight: 0, pinned: 0 }, 'released once every copy had landed, after the leases');
+      assert.equal((await restoring).state, 'cancelled');
+      assert.equal(service.openTickets, 0);
+      await ssd.close();
+    });
+  }
+});
+
+describe('runtime/service: lookups', () => {
+  const setupService = () => {
+    const cache = new BlockCache(new DramArena(BLOCK, 16), null);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    return { cache, service, session };
+  };
+  const ask = (service: CacheService, session: Session, hashes: string[], request: string, rank = 0, worldSize = 1) =>
+    service.lookup(session, { namespace: NS, hashes, request, rank, worldSize, deadlineMs: 10_000 } as never);
+
+  it('a single rank answered at once gets what two ranks agreeing on the same match get: state, boundary, leases, record', async () => {
+    const { cache, service, session } = setupService();
+    for (const h of ['a', 'b']) await cache.stage(BlockCache.key(JSON.stringify([NS.model, NS.layout, NS.blockSize]), h), async () => undefined);
+    const solo = await ask(service, session, ['a', 'b', 'c'], 'solo');
+    const ranks = await Promise.all([ask(service, session, ['a', 'b', 'c'], 'two', 0, 2), ask(service, session, ['a', 'b', 'c'], 'two', 1, 2)]);
+    for (const r of ranks) assert.deepEqual({ ...r, ticket: 0 }, { ...solo, ticket: 0 });
+    assert.equal(cache.usage().pinned, 2);
+    const records = service.records.list();
+    const strip = ({ ticket: _t, request: _r, rank: _k, at: _a, latencyUs: _l, ...rest }: (typeof records)[number]) => rest;
+    assert.deepEqual(strip(records.find((r) => r.request === 'solo')!), strip(records.find((r) => r.request === 'two')!));
+    for (const t of [solo, ...ranks]) service.release(session, t.ticket);
+    assert.equal(cache.usage().pinned, 0);
+    assert.equal(service.xstate.actors, 3, 'three tickets were open at once: three actors, kept for the next ones');
+    await ask(service, session, ['a'], 'again');
+    assert.equal(service.xstate.actors, 3, 'a later lookup reuses one');
+  });
+
+  it('a single rank whose first block is still being saved waits (pending, never a miss) and is answered when it settles', async () => {
+    const { cache, service, session } = setupService();
+    let finish!: () => void;
+    const saving = cache.stage(BlockCache.key(JSON.stringify([NS.model, NS.layout, NS.blockSize]), 'slow'), () => new Promise<void>((r) => (finish = r)));
+    let answer: Awaited<ReturnType<typeof ask>> | null = null;
+    void ask(service, session, ['slow'], 'waits').then((r) => (answer = r));
+    await tick();
+    assert.equal(answer, null, 'not answered while the block is staging');
+    finish();
+    await saving;
+    await tick();
+    assert.deepEqual([answer!.state, answer!.boundary], ['ready', 1]);
+  });
+});
+
+describe('runtime/service: saves larger than DRAM', () => {
+  it('stream through a DRAM tier of one slot into the SSD tier: every block stored and served', async () => {
+    const ssd = new SsdTier({ dir: tempDir('one-slot'), slotBytes: BLOCK, slots: 8 });
+    await ssd.preallocation;
+    const cache = new BlockCache(new DramArena(BLOCK, 1), ssd);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    const held = heldPages(4, cache);
+    session.pages = held.pages;
+    const hashes = ['s0', 's1', 's2', 's3'];
+    assert.deepEqual((await service.save(session, { namespace: NS, hashes, pages: [0, 1, 2, 3] })).blocks, ['stored', 'stored', 'stored', 'stored']);
+    const t = await service.lookup(session, { namespace: NS, hashes, request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+    assert.deepEqual([t.state, t.boundary, t.tiers.dram + t.tiers.ssd], ['ready', 4, 4]);
+    service.release(session, t.ticket);
+    await ssd.close();
+  });
+
+  it('a restore from the SSD tier streams through a DRAM tier of one slot: every block restored', async () => {
+    const dir = tempDir('one-slot-restore');
+    const bytes = (i: number) => Buffer.alloc(BLOCK, 0x40 + i);
+    {
+      const ssd = new SsdTier({ dir, slotBytes: BLOCK, slots: 8 });
+      await ssd.preallocation;
+      const cache = new BlockCache(new DramArena(BLOCK, 8), ssd);
+      for (let i = 0; i < 4; i++) {
+        const k = BlockCache.key(JSON.stringify([NS.model, NS.layout, NS.blockSize]), `r${i}`);
+        await cache.stage(k, async (into) => void bytes(i).copy(into));
+        assert.equal((await cache.persist([k])).get(k), 'persisted');
+      }
+      await ssd.close();
+    }
+    const ssd = new SsdTier({ dir, slotBytes: BLOCK, slots: 8 });
+    const cache = new BlockCache(new DramArena(BLOCK, 1), ssd);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    const landed: Buffer[] = [];
+    session.pages = { pages: 4, readPage: async () => undefined, writePage: async (i: number, from: Buffer) => void (landed[i] = Buffer.from(from)), setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
+    const t = await service.lookup(session, { namespace: NS, hashes: ['r0', 'r1', 'r2', 'r3'], request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+    assert.deepEqual(t.tiers, { dram: 0, ssd: 4 });
+    const r = await service.restore(session, { ticket: t.ticket, pages: [0, 1, 2, 3] });
+    assert.deepEqual(r, { state: 'done', blocks: ['restored', 'restored', 'restored', 'restored'] });
+    for (let i = 0; i < 4; i++) assert.ok(landed[i]!.equals(bytes(i)), `block ${i} intact`);
+    await ssd.close();
+  });
+});
