@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +76,27 @@ describe('evidence ledger: the streaming reader', () => {
     const parsed = parseLedger(torn.toString('utf8'));
     assert.deepEqual(parsed.torn, got.torn);
     assert.deepEqual(parsed.diagnostics.map((d) => d.code), got.diagnostics.map((d) => d.code));
+  });
+
+  it('feeds the digest exactly the bytes of the good lines, whatever the read sizes, up to a torn or a bad line', () => {
+    // The 3 MiB line read in big pieces; the short lines alone also a byte or a few at a time.
+    for (const [all, sizes] of [[bytes, [4096, 1 << 20, bytes.length]], [Buffer.from(ledger(texts.filter((t) => t.length < 10_000)).text, 'utf8'), [1, 7, 333]]] as const) {
+      const lines = all.toString('utf8').split('\n').filter(Boolean).map((l) => Buffer.from(`${l}\n`, 'utf8'));
+      const good = Buffer.concat(lines.slice(0, 3));
+      const bad = Buffer.from(lines[3]!.toString('utf8').replace('"actor":"qa"', '"actor":"qb"'), 'utf8');
+      const cases: [string, Buffer, number][] = [
+        ['clean', all, all.length],
+        ['torn', Buffer.concat([all, Buffer.from('{"actor":"qa","at":"2026-12-0')]), all.length],
+        ['edited line 4', Buffer.concat([good, bad, lines[4]!]), good.length],
+      ];
+      for (const [name, data, goodBytes] of cases) {
+        for (const most of sizes) {
+          const digest = createHash('sha256');
+          scanLedger(trickle(data, most), { digest }, () => undefined);
+          assert.equal(digest.digest('hex'), createHash('sha256').update(data.subarray(0, goodBytes)).digest('hex'), `${name}, reads of ${most} bytes`);
+        }
+      }
+    }
   });
 
   it('names a duplicated record by the line it repeats, across reads', () => {

@@ -66,18 +66,27 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
   let count = 0;
   const position = (): LedgerPosition => ({ seq, hash, at, offset: bytes, line: lastLine, ...(before !== undefined ? { prev: before } : {}) });
   const site = (line: number) => ({ ...(file !== undefined ? { file } : {}), range: { line, col: 1, endLine: line, endCol: 1 } });
-  const fail = (d: Diagnostic): LedgerScan => ({ count, diagnostics: [d], end: position() });
-
   let buffer = Buffer.allocUnsafe(CHUNK);
   /** Bytes of `buffer` holding unread ledger, from index 0; they start at ledger offset `bytes`. */
   let filled = 0;
   /** Where the next newline search starts: the bytes before it are known to hold none. */
   let searched = 0;
+  /** The end of the good lines in `buffer`: they run from index 0 to here. */
+  let cursor = 0;
+  // The good lines go to the digest a buffer at a time (one call per chunk, not per line): the same bytes in the same order.
+  const digest = options.digest;
+  const digestGood = () => {
+    if (digest && cursor > 0) digest.update(buffer.subarray(0, cursor));
+  };
+  const fail = (d: Diagnostic): LedgerScan => {
+    digestGood();
+    return { count, diagnostics: [d], end: position() };
+  };
   for (;;) {
     const n = source(buffer, filled, buffer.length - filled, bytes + filled);
     filled += n;
     const view = buffer.subarray(0, filled);
-    let cursor = 0;
+    cursor = 0;
     for (;;) {
       const nl = view.indexOf(NEWLINE, Math.max(cursor, searched));
       if (nl < 0) break;
@@ -121,7 +130,6 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
         const refused = options.vet(record, lineNo);
         if (refused) return fail(refused);
       }
-      options.digest?.update(buffer.subarray(cursor, nl + 1));
       onRecord(record);
       count++;
       cursor = nl + 1;
@@ -133,6 +141,7 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
       time = recordTime;
       lastLine = lineNo;
     }
+    digestGood();
     // Keep the unfinished line at the front; a line longer than the buffer grows it.
     searched = filled - cursor;
     if (cursor > 0) {
