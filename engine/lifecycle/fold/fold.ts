@@ -315,13 +315,14 @@ export function recordEvents(world: World, state: FoldState, authors: Set<string
   const author = authorOf(record);
   const independent = !authors.has(author);
   if (AUTHORING.has(record.type)) authors.add(author);
-  const listeners = world.listenerSlots.get(record.subject) ?? NO_LISTENERS;
+  const subject = world.subjects.get(record.subject);
+  const listeners = subject?.listeners ?? NO_LISTENERS;
   const own = listeners[0];
   const profile = profileFacts(state, record.profile);
   const seq = record.seq;
   switch (record.type) {
     case 'pin.changed': {
-      const engine = world.engineOfContract.get(record.subject);
+      const engine = subject?.engine;
       if (engine === undefined) return;
       const current = state.pins[engine];
       // Recording the pin already in force is not a change: the passes bound to it stand.
@@ -333,7 +334,7 @@ export function recordEvents(world: World, state: FoldState, authors: Set<string
     }
     case 'recheck': {
       const event: LifecycleEvent = { type: 'recheck', seq, at: record.at };
-      const engine = world.engineOfContract.get(record.subject);
+      const engine = subject?.engine;
       if (engine !== undefined) {
         state.engineRechecks[engine] = record.at;
         toAll(world.engineSlots.get(engine) ?? NO_LISTENERS, record, deliver, event);
@@ -357,8 +358,8 @@ export function recordEvents(world: World, state: FoldState, authors: Set<string
       if (own !== undefined) deliver(own, { type: 'verify', seq, at: record.at, result: record.data.result }, record);
       return;
     case 'gate.result': {
-      const gate = world.registry.get(record.subject);
-      if (!gate || gate.kind !== 'gate') return;
+      const gate = subject?.gate;
+      if (!gate) return;
       const cell = cellKey(gate, record.data.cell);
       const adapter = record.profile?.adapter;
       const pass = record.data.result === 'pass';
