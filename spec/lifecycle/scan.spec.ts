@@ -115,6 +115,14 @@ describe('evidence ledger: the streaming reader', () => {
     assert.deepEqual(got.diagnostics.map((d) => d.code), ['OKV4102']);
   });
 
+  it('a line whose last key is not "hash" is unreadable, even when it ends in 64 hex digits', () => {
+    const first = text.split('\n')[0]!;
+    const renamed = `${first.slice(0, -75)},"hesh":"${first.slice(-66, -2)}"}\n`;
+    assert.equal(renamed.length, first.length + 1);
+    const got = scanAll(bufferSource(Buffer.from(renamed)));
+    assert.deepEqual(got.diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4101', 1]]);
+  });
+
   it('a hash that is not hex makes the line unreadable; a wrong hex hash is a mismatch', () => {
     const lines = text.split('\n').filter(Boolean);
     const notHex = `${lines[0]!.slice(0, -66)}${'z'.repeat(64)}"}\n`;

@@ -34,7 +34,6 @@ const NEWLINE = 0x0a;
 const CLOSE_BRACE = 0x7d;
 const HASH_KEY = ',"hash":"';
 const HEX64 = /^[0-9a-f]{64}$/;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 
 // One-shot `crypto.hash` (Node >= 20.12) hashes bytes without a Hash object per line.
 const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string }).hash;
@@ -94,7 +93,7 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
       const length = nl - cursor;
       // The sealed suffix `,"hash":"<64 hex>"}`, read as bytes: the body is what precedes it, closed.
       const cut = nl - HASH_SUFFIX_LENGTH;
-      const carried = length >= HASH_SUFFIX_LENGTH + 2 && buffer[nl - 1] === CLOSE_BRACE && buffer.toString('latin1', cut, cut + HASH_KEY.length) === HASH_KEY ? buffer.toString('latin1', nl - 66, nl - 2) : undefined;
+      const carried = length >= HASH_SUFFIX_LENGTH + 2 && buffer[nl - 1] === CLOSE_BRACE && hasHashKey(buffer, cut) ? buffer.toString('latin1', nl - 66, nl - 2) : undefined;
       let record: EvidenceRecord | undefined;
       if (carried !== undefined) {
         try {
@@ -162,6 +161,14 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
   return { count, diagnostics: [], end: position() };
 }
 
+const HASH_KEY_BYTES = Buffer.from(HASH_KEY, 'latin1');
+
+/** The bytes at `at` are `,"hash":"` (compared in place: no string per line). */
+function hasHashKey(buffer: Buffer, at: number): boolean {
+  for (let i = 0; i < HASH_KEY_BYTES.length; i++) if (buffer[at + i] !== HASH_KEY_BYTES[i]) return false;
+  return true;
+}
+
 /**
  * The line number of an earlier record (between `from` and `before`) carrying `hash`, read from
  * the lines' sealed suffixes: a duplicated record is named with the line it repeats. Only a
@@ -199,7 +206,7 @@ function isCanonical(record: EvidenceRecord, bodyText: string): boolean {
 /** Top-level fields the fold relies on; data fields are checked against the registry on append. */
 function shapeProblem(r: EvidenceRecord): string | undefined {
   if (!Number.isInteger(r.seq)) return 'seq must be an integer';
-  if (typeof r.at !== 'string' || !TIMESTAMP.test(r.at) || !isCalendarTimestamp(r.at)) return 'at must be a UTC timestamp of a day that exists';
+  if (typeof r.at !== 'string' || !isCalendarTimestamp(r.at)) return 'at must be a UTC timestamp of a day that exists';
   if (typeof r.actor !== 'string' || r.actor === '') return 'actor must be a non-empty string';
   if (typeof r.type !== 'string' || typeof r.subject !== 'string') return 'type and subject must be strings';
   if (typeof r.data !== 'object' || r.data === null) return 'data must be an object';
