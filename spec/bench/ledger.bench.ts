@@ -9,19 +9,22 @@
  *   outside (a pull);
  * - the append itself: its locked scan folds the whole verified ledger (admission never trusts a
  *   cache), so it costs a cold fold by design;
- * - per event: one table step against one xstate `transition()` on the same hook events.
+ * - per event: one table step against one xstate `transition()` on the same hook events;
+ * - with `LEDGER_BENCH_SIGNED=1`, the same records all signed: a cold status and the scan alone
+ *   (every signature verified), against the same work on the unsigned ledger.
  * Each row's peer does the same work in the same run ("same work: ..."), or is a lower bound on
  * it ("bound: ..."), as its name says.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { transition, initialTransition } from 'xstate';
 import type { Contract, EvidenceDraft, GateContract, HookContract, UpstreamContract } from '../../engine/model/index.js';
 import { Registry, type ContractEntry } from '../../engine/registry/index.js';
 import { createHash } from 'node:crypto';
 import {
-  GENESIS, appendEvidence, boardFromFold, canonicalJson, compileTable, foldLedger, hookLifecycle, ledgerAdmission, ledgerFiles, snapshotOnCommit, loadBoard, loadFold, readLedgerFile, scanLedgerFile, sealLine, sha256, tableStart, tableStep, worldOf,
+  GENESIS, type SshSigningKey, appendEvidence, parseOpenSshPrivateKey, signMessage, signedMessage, boardFromFold, canonicalJson, compileTable, foldLedger, hookLifecycle, ledgerAdmission, ledgerFiles, snapshotOnCommit, loadBoard, loadFold, readLedgerFile, scanLedgerFile, sealLine, sha256, tableStart, tableStep, worldOf,
   type LifecycleEvent,
 } from '../../engine/lifecycle/index.js';
 import { type BenchResult, costRatio, printReport } from './report.js';
@@ -136,7 +139,6 @@ try {
   const [, worldTime] = time(() => worldOf(registry));
   const files = ledgerFiles(dir);
   const { text, hash } = seal(syntheticDrafts(registry, RECORDS, 0), 0, GENESIS);
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(join(dir, 'evidence'), { recursive: true });
   writeFileSync(files.ledger, text);
   writeFileSync(files.head, `${JSON.stringify({ seq: RECORDS, hash })}\n`);
@@ -240,6 +242,49 @@ try {
     { name: 'registry index, once per process (not in the rows above)', unit: 's', ours: worldTime, peer: peerCold, peerName: `bound: ${verifyPeer.slice('same work: '.length)}`, ratio: costRatio(worldTime, peerCold), target: '-' },
     { name: 'per event: table step vs xstate transition()', unit: 'µs', ours: (tableTime / events.length) * 1e6, peer: (xstateTime / events.length) * 1e6, peerName: 'same work: xstate transition()', ratio: costRatio(tableTime, xstateTime), target: '-' },
   ];
+  // Opt-in (`LEDGER_BENCH_SIGNED=1`): the same records, every one signed (two ed25519 keys, one per
+  // actor, listed in allowed_signers): a cold status and the scan alone, against the unsigned ledger.
+  if (process.env['LEDGER_BENCH_SIGNED'] === '1') {
+    const keyDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'keys');
+    const keys: Record<string, SshSigningKey> = { 'orbitkv-maintainers': parseOpenSshPrivateKey(readFileSync(join(keyDir, 'maintainer'), 'utf8')), 'acme-qa': parseOpenSshPrivateKey(readFileSync(join(keyDir, 'qa'), 'utf8')) };
+    const publicLine = (name: string) => readFileSync(join(keyDir, `${name}.pub`), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+    const signedDir = mkdtempSync(join(tmpdir(), 'okv-ledger-signed-'));
+    try {
+      const signed = ledgerFiles(signedDir);
+      mkdirSync(join(signedDir, 'evidence'), { recursive: true });
+      let prev = GENESIS;
+      const lines: string[] = [];
+      for (const [i, line] of readFileSync(files.ledger, 'utf8').split('\n').filter(Boolean).slice(0, RECORDS).entries()) {
+        const { hash: _hash, signature: _signature, ...record } = JSON.parse(line) as Record<string, unknown>;
+        const body: Record<string, unknown> = { ...record, seq: i + 1, prev };
+        const { line: sealed, hash: h } = sealLine({ ...body, signature: signMessage(keys[String(body['actor'])]!, signedMessage(body)) });
+        lines.push(sealed);
+        prev = h;
+      }
+      writeFileSync(signed.ledger, `${lines.join('\n')}\n`);
+      writeFileSync(signed.head, `${JSON.stringify({ seq: RECORDS, hash: prev })}\n`);
+      writeFileSync(signed.signers, `orbitkv-maintainers ${publicLine('maintainer')}\nacme-qa ${publicLine('qa')}\n`);
+      const unsignedFiles = ledgerFiles(join(signedDir, 'unsigned'));
+      mkdirSync(join(signedDir, 'unsigned', 'evidence'), { recursive: true });
+      writeFileSync(unsignedFiles.ledger, readFileSync(files.ledger, 'utf8').split('\n').filter(Boolean).slice(0, RECORDS).map((l) => `${l}\n`).join(''));
+      writeFileSync(unsignedFiles.head, `${JSON.stringify({ seq: RECORDS, hash: JSON.parse(readFileSync(unsignedFiles.ledger, 'utf8').split('\n').at(-2)!).hash })}\n`);
+      const coldOf = (f: typeof files) => time(() => {
+        const l = loadFold(registry, f);
+        if (l.diagnostics.length) throw new Error(l.diagnostics[0]!.message);
+        return boardFromFold(registry, l.state, at);
+      })[1];
+      const signedCold = coldOf(signed);
+      const unsignedCold = coldOf(unsignedFiles);
+      const [, signedScan] = time(() => scanLedgerFile(signed, {}, () => undefined).count);
+      const [, unsignedScan] = time(() => scanLedgerFile(unsignedFiles, {}, () => undefined).count);
+      results.push(
+        { name: `cold, every record signed (ed25519 SSHSIG, ${RECORDS} records)`, unit: 's', ours: signedCold, peer: unsignedCold, peerName: 'same work on the unsigned ledger (no signatures)', ratio: costRatio(signedCold, unsignedCold), target: '-' },
+        { name: '  of which read+verify chain and every signature', unit: 's', ours: signedScan, peer: unsignedScan, peerName: 'same scan of the unsigned ledger', ratio: costRatio(signedScan, unsignedScan), target: '-' },
+      );
+    } finally {
+      rmSync(signedDir, { recursive: true, force: true });
+    }
+  }
   process.stdout.write('warm path verifies: the snapshot\'s HMAC seal (key private to the cache folder), its keys (machine definitions, lifecycle code, registry content, trusted signers, ledger path), the sha256 of every ledger byte before its position (re-hashed, not trusted by mtime or size), then every new line (hash, chain, seq, time order, signature) and the head anchor\n');
   printReport('ledger', results);
 } finally {

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EvidenceDraft } from '../../engine/model/index.js';
+import { initialTransition, transition } from 'xstate';
+import type { EvidenceDraft, EvidenceRecord } from '../../engine/model/index.js';
 import { loadRegistry } from '../../engine/registry/index.js';
-import { boardFromFold, foldLedger, foldRecords, initialFold, ledgerFiles, loadBoard, loadCachedFold, loadFold, storeCachedFold } from '../../engine/lifecycle/index.js';
+import { LIFECYCLES, type Refusal, boardFromFold, foldLedger, foldRecords, initialFold, ledgerFiles, loadBoard, loadCachedFold, loadFold, storeCachedFold, worldOf } from '../../engine/lifecycle/index.js';
+import { recordEvents } from '../../engine/lifecycle/fold/fold.js';
 import { WALK, digest, removeTemps, sealAll, tempCopy, writeLedger } from './support.js';
 
 const { registry } = loadRegistry(WALK);
@@ -57,6 +59,45 @@ describe('lifecycle fold', () => {
       const parts = foldRecords(registry, foldRecords(registry, initialFold(registry), records.slice(0, cut)), records.slice(cut));
       assert.deepStrictEqual(parts, whole);
     }
+  });
+
+  it('the batched table fold equals xstate transition() stepped record by record, whatever the batch size', () => {
+    const world = worldOf(registry);
+    /** The definition: each record's events handed to xstate's pure transition() as they come, no table, no batch, no cursor. */
+    const reference = (records: readonly EvidenceRecord[]) => {
+      const facts = initialFold(registry);
+      const authors = new Set<string>();
+      const snaps = world.order.map((t) => initialTransition(LIFECYCLES[t.lifecycle].machine, t.initial)[0]);
+      const since: (string | null)[] = world.order.map(() => null);
+      const refusals: Refusal[] = [];
+      for (const record of records) {
+        recordEvents(world, facts, authors, record, (slot, event) => {
+          const before = snaps[slot]!;
+          const [after] = transition(LIFECYCLES[world.order[slot]!.lifecycle].machine, before, event);
+          snaps[slot] = after;
+          if (after.value !== before.value) since[slot] = record.at;
+          const refused = (after.context as { refused?: unknown[] }).refused;
+          if (refused && refused !== (before.context as { refused?: unknown[] }).refused) refusals.push({ seq: record.seq, subject: world.order[slot]!.id, type: record.type, state: before.value as string });
+        });
+      }
+      refusals.sort((a, b) => a.seq - b.seq || a.subject.localeCompare(b.subject));
+      const contracts = Object.fromEntries(world.order.map((t, i) => [t.id, { value: snaps[i]!.value, context: snaps[i]!.context, since: since[i] }]));
+      return { contracts, refusals, pins: facts.pins };
+    };
+    let moved = 0;
+    for (const seed of [21, 22, 23, 24, 25, 26]) {
+      const { records } = sealAll(randomDrafts(seed, 400));
+      const expected = reference(records);
+      for (const batch of [1, 3, 64, undefined]) {
+        const fold = foldLedger(registry, records, { trace: false, ...(batch !== undefined ? { batch } : {}) });
+        const got = Object.fromEntries(Object.entries(fold.contracts).map(([id, c]) => [id, { value: c.value, context: c.context, since: c.since }]));
+        assert.deepStrictEqual(got, expected.contracts, `seed ${seed}, batch ${batch ?? 'default'}`);
+        assert.deepStrictEqual(fold.refusals, expected.refusals, `seed ${seed}, batch ${batch ?? 'default'}: refusals`);
+        assert.deepStrictEqual(fold.pins, expected.pins);
+      }
+      moved += Object.values(expected.contracts).filter((c) => c.since !== null).length;
+    }
+    assert.ok(moved > 20, `the sequences moved contracts (${moved})`);
   });
 
   it('moves contracts on random evidence (the specs above are not vacuous)', () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +78,27 @@ describe('evidence ledger: the streaming reader', () => {
     assert.deepEqual(parsed.diagnostics.map((d) => d.code), got.diagnostics.map((d) => d.code));
   });
 
+  it('feeds the digest exactly the bytes of the good lines, whatever the read sizes, up to a torn or a bad line', () => {
+    // The 3 MiB line read in big pieces; the short lines alone also a byte or a few at a time.
+    for (const [all, sizes] of [[bytes, [4096, 1 << 20, bytes.length]], [Buffer.from(ledger(texts.filter((t) => t.length < 10_000)).text, 'utf8'), [1, 7, 333]]] as const) {
+      const lines = all.toString('utf8').split('\n').filter(Boolean).map((l) => Buffer.from(`${l}\n`, 'utf8'));
+      const good = Buffer.concat(lines.slice(0, 3));
+      const bad = Buffer.from(lines[3]!.toString('utf8').replace('"actor":"qa"', '"actor":"qb"'), 'utf8');
+      const cases: [string, Buffer, number][] = [
+        ['clean', all, all.length],
+        ['torn', Buffer.concat([all, Buffer.from('{"actor":"qa","at":"2026-12-0')]), all.length],
+        ['edited line 4', Buffer.concat([good, bad, lines[4]!]), good.length],
+      ];
+      for (const [name, data, goodBytes] of cases) {
+        for (const most of sizes) {
+          const digest = createHash('sha256');
+          scanLedger(trickle(data, most), { digest }, () => undefined);
+          assert.equal(digest.digest('hex'), createHash('sha256').update(data.subarray(0, goodBytes)).digest('hex'), `${name}, reads of ${most} bytes`);
+        }
+      }
+    }
+  });
+
   it('names a duplicated record by the line it repeats, across reads', () => {
     const lines = text.split('\n').filter(Boolean);
     const dup = Buffer.from([...lines.slice(0, 5), lines[1], lines[5]].map((l) => `${l}\n`).join(''), 'utf8');
@@ -91,6 +113,14 @@ describe('evidence ledger: the streaming reader', () => {
     const spaced = `${first.replace('"actor":"qa"', '"actor": "qa"')}\n`;
     const got = scanLedger(bufferSource(Buffer.from(spaced)), { canonical: true }, () => undefined);
     assert.deepEqual(got.diagnostics.map((d) => d.code), ['OKV4102']);
+  });
+
+  it('a line whose last key is not "hash" is unreadable, even when it ends in 64 hex digits', () => {
+    const first = text.split('\n')[0]!;
+    const renamed = `${first.slice(0, -75)},"hesh":"${first.slice(-66, -2)}"}\n`;
+    assert.equal(renamed.length, first.length + 1);
+    const got = scanAll(bufferSource(Buffer.from(renamed)));
+    assert.deepEqual(got.diagnostics.map((d) => [d.code, d.range?.line]), [['OKV4101', 1]]);
   });
 
   it('a hash that is not hex makes the line unreadable; a wrong hex hash is a mismatch', () => {

@@ -81,15 +81,21 @@ export interface FoldOptions {
    * needs only states and `since`, so `status` folds without them (less to allocate and keep).
    */
   trace?: boolean;
+  /** Records per batch (default `BATCH`): specs fold with small batches to cross batch ends often. */
+  batch?: number;
 }
 
 /**
  * Records per batch: each contract folds its events of a batch in one loop, so only its context
- * at a batch's end outlives the batch (intermediate contexts die young). Measured on the ledger
- * bench (100,000 records, dev VM): 4,096 per batch folded about 2x slower than 32,768, and 8,192
- * about 1.3x slower once contexts were copied once per batch; 131,072 gained nothing.
+ * at a batch's end outlives the batch (intermediate contexts die young), and it copies its
+ * context once per batch. A batch holds its events (with the strings they keep of their records)
+ * and three 4-byte numbers per delivery: some 50 MB at this size (an estimate), bounded whatever
+ * the ledger's length. Measured on the ledger bench (100,000
+ * records, 2-core dev VM under load, CPU seconds of the cold load and board, two runs each) once
+ * deliveries were flat typed arrays: 4,096 5.4 s, 32,768 3.7 s, 65,536 3.5-3.8 s, 131,072
+ * 3.2-3.4 s, 200,000 3.3-3.4 s.
  */
-const BATCH = 32_768;
+const BATCH = 131_072;
 
 /**
  * Folds records into a state, in ledger order, each through the transition tables of the
@@ -108,14 +114,24 @@ export class LedgerFolder {
   private readonly world: World;
   private readonly authors: Set<string>;
   private readonly until: number | undefined;
-  /** Per tracked contract (the world's order): its fold, its table and its queue of event indexes. */
+  /** Per tracked contract (the world's order): its fold and its table. */
   private readonly folds: (ContractFold | undefined)[];
   private readonly tables: TransitionTable<object>[];
-  private readonly queues: number[][];
+  /**
+   * The batch's deliveries in ledger order, as two parallel typed arrays: the contract slot and
+   * the index of the event it is given (flat numbers, no array per contract). `flush` sorts them
+   * by contract, keeping ledger order within each, with a counting sort.
+   */
+  private deliverySlots: Int32Array;
+  private deliveryEvents: Int32Array;
+  private deliveries = 0;
+  /** Per contract slot: its deliveries in this batch (then, in `flush`, where its run starts). */
+  private readonly counts: Int32Array;
   /** 1 for each contract whose state or context moved in this fold. */
   private readonly changed: Uint8Array;
-  /** Slots with a non-empty queue, in the order they were first given an event. */
-  private touched: number[] = [];
+  /** Slots given an event in this batch, in the order they were first given one. */
+  private readonly touched: Int32Array;
+  private touchedCount = 0;
   /**
    * The batch's events (one per record and kind, shared by its listeners), with the time and type
    * of the record each came from: the records themselves are not kept, so they die young.
@@ -127,6 +143,7 @@ export class LedgerFolder {
   private pending = 0;
   private readonly refusalsBefore: number;
   private readonly trace: boolean;
+  private readonly batch: number;
   private done = false;
   /** The last record taken and how many were: the state's position is written from them at the end. */
   private last: EvidenceRecord | undefined;
@@ -139,10 +156,15 @@ export class LedgerFolder {
     this.until = options.until !== undefined ? Date.parse(options.until) : undefined;
     this.folds = this.world.order.map((t) => state.contracts[t.id]);
     this.tables = this.world.order.map((t) => tables[t.lifecycle]);
-    this.queues = this.world.order.map(() => []);
-    this.changed = new Uint8Array(this.world.order.length);
+    const n = this.world.order.length;
+    this.deliverySlots = new Int32Array(1024);
+    this.deliveryEvents = new Int32Array(1024);
+    this.counts = new Int32Array(n);
+    this.touched = new Int32Array(n);
+    this.changed = new Uint8Array(n);
     this.refusalsBefore = state.refusals.length;
     this.trace = options.trace ?? true;
+    this.batch = options.batch ?? BATCH;
   }
 
   /** Takes one record; false (and nothing taken) once records are past `until`, which ends the fold. */
@@ -152,10 +174,10 @@ export class LedgerFolder {
       this.done = true;
       return false;
     }
-    foldOne(this.world, this.state, this.authors, record, this.enqueue);
+    recordEvents(this.world, this.state, this.authors, record, this.enqueue);
     this.last = record;
     this.lines++;
-    if (++this.pending >= BATCH) this.flush();
+    if (++this.pending >= this.batch) this.flush();
     return true;
   }
 
@@ -166,22 +188,47 @@ export class LedgerFolder {
       this.types.push(record.type);
       this.lastEvent = event;
     }
-    const queue = this.queues[slot]!;
-    if (queue.length === 0) this.touched.push(slot);
-    queue.push(this.events.length - 1);
+    const count = this.counts[slot]!;
+    this.counts[slot] = count + 1;
+    if (count === 0) this.touched[this.touchedCount++] = slot;
+    const n = this.deliveries++;
+    if (n === this.deliverySlots.length) {
+      const slots = new Int32Array(n * 2);
+      slots.set(this.deliverySlots);
+      this.deliverySlots = slots;
+      const indexes = new Int32Array(n * 2);
+      indexes.set(this.deliveryEvents);
+      this.deliveryEvents = indexes;
+    }
+    this.deliverySlots[n] = slot;
+    this.deliveryEvents[n] = this.events.length - 1;
   };
 
-  /** The second pass over the batch: each touched contract folds its queue. */
+  /** The second pass over the batch: each touched contract folds its queue (its deliveries, in ledger order). */
   private flush(): void {
-    const { events, ats, types, state, trace } = this;
-    for (const slot of this.touched) {
-      const queue = this.queues[slot]!;
+    const { events, ats, types, state, trace, counts, touched, touchedCount, deliveries, deliverySlots, deliveryEvents } = this;
+    // Counting sort by contract, stable: each contract's run of event indexes, contracts in first-delivery order.
+    const queue = new Int32Array(deliveries);
+    let start = 0;
+    for (let t = 0; t < touchedCount; t++) {
+      const slot = touched[t]!;
+      const n = counts[slot]!;
+      counts[slot] = start;
+      start += n;
+    }
+    for (let d = 0; d < deliveries; d++) queue[counts[deliverySlots[d]!]!++] = deliveryEvents[d]!;
+    // `counts[slot]` is now where the next contract's run starts: the runs are read in the same order.
+    let from = 0;
+    for (let t = 0; t < touchedCount; t++) {
+      const slot = touched[t]!;
+      const to = counts[slot]!;
+      counts[slot] = 0;
       const fold = this.folds[slot];
       if (fold) {
         const table = this.tables[slot]!;
         // One cursor per contract and batch: its context is copied once, at its first update.
         const cursor: Cursor<object> = { value: fold.value, context: fold.context, owned: false, changed: false };
-        for (let q = 0; q < queue.length; q++) {
+        for (let q = from; q < to; q++) {
           const index = queue[q]!;
           const before = cursor.value;
           const refusedBefore = (cursor.context as Partial<RequirementContext>).refused;
@@ -202,9 +249,10 @@ export class LedgerFolder {
         fold.value = cursor.value;
         fold.context = cursor.context;
       }
-      queue.length = 0;
+      from = to;
     }
-    this.touched = [];
+    this.touchedCount = 0;
+    this.deliveries = 0;
     this.events = [];
     this.ats = [];
     this.types = [];
@@ -250,7 +298,8 @@ export function foldRecords(registry: Registry, state: FoldState, records: reado
   return folder.finish();
 }
 
-type Deliver = (slot: number, event: LifecycleEvent, record: EvidenceRecord) => void;
+/** Hands one machine event to the contract at `slot` of the world's order. */
+export type Deliver = (slot: number, event: LifecycleEvent, record: EvidenceRecord) => void;
 
 /**
  * Who a record speaks for when independence is decided: the key that signed it, else (an unsigned
@@ -261,17 +310,23 @@ export function authorOf(record: EvidenceRecord): string {
   return key !== undefined ? `key ${key}` : record.actor;
 }
 
-function foldOne(world: World, state: FoldState, authors: Set<string>, record: EvidenceRecord, deliver: Deliver): void {
+/**
+ * What one record means to the lifecycles: the machine events it gives each listening contract,
+ * with the facts of that moment (pins, who is an author, both updated here). The fold batches the
+ * deliveries; a reference fold (spec) steps xstate on each as it comes.
+ */
+export function recordEvents(world: World, state: FoldState, authors: Set<string>, record: EvidenceRecord, deliver: Deliver): void {
   const author = authorOf(record);
   const independent = !authors.has(author);
   if (AUTHORING.has(record.type)) authors.add(author);
-  const listeners = world.listenerSlots.get(record.subject) ?? NO_LISTENERS;
+  const subject = world.subjects.get(record.subject);
+  const listeners = subject?.listeners ?? NO_LISTENERS;
   const own = listeners[0];
   const profile = profileFacts(state, record.profile);
   const seq = record.seq;
   switch (record.type) {
     case 'pin.changed': {
-      const engine = world.engineOfContract.get(record.subject);
+      const engine = subject?.engine;
       if (engine === undefined) return;
       const current = state.pins[engine];
       // Recording the pin already in force is not a change: the passes bound to it stand.
@@ -283,7 +338,7 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
     }
     case 'recheck': {
       const event: LifecycleEvent = { type: 'recheck', seq, at: record.at };
-      const engine = world.engineOfContract.get(record.subject);
+      const engine = subject?.engine;
       if (engine !== undefined) {
         state.engineRechecks[engine] = record.at;
         toAll(world.engineSlots.get(engine) ?? NO_LISTENERS, record, deliver, event);
@@ -307,8 +362,8 @@ function foldOne(world: World, state: FoldState, authors: Set<string>, record: E
       if (own !== undefined) deliver(own, { type: 'verify', seq, at: record.at, result: record.data.result }, record);
       return;
     case 'gate.result': {
-      const gate = world.registry.get(record.subject);
-      if (!gate || gate.kind !== 'gate') return;
+      const gate = subject?.gate;
+      if (!gate) return;
       const cell = cellKey(gate, record.data.cell);
       const adapter = record.profile?.adapter;
       const pass = record.data.result === 'pass';

@@ -1,4 +1,4 @@
-import type { Contract, GapContract } from '../../model/index.js';
+import type { Contract, GapContract, GateContract } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
 import {
   type Lifecycle, type LifecycleKind, type RequirementSpec, type TransitionTable,
@@ -62,6 +62,18 @@ export interface World {
   engineSlots: Map<string, number[]>;
   /** Indexes of the contracts a pin change concerns: every tracked one but upstream changes. */
   pinSlots: number[];
+  /** Subject id → what a record about it needs, found with one lookup per record (the fold's hot path). */
+  subjects: Map<string, SubjectFacts>;
+}
+
+/** A record subject as the fold sees it. */
+export interface SubjectFacts {
+  /** `listenerSlots` of the subject (empty: nobody listens). */
+  listeners: number[];
+  /** The gate contract of that id, if it is one. */
+  gate: GateContract | undefined;
+  /** The engine name, if it is an engine contract. */
+  engine: string | undefined;
 }
 
 const worlds = new WeakMap<Registry, World>();
@@ -137,7 +149,14 @@ function buildWorld(registry: Registry): World {
   const listenerSlots = new Map([...listeners].map(([subject, ids]) => [subject, slots(ids)]));
   const engineSlots = new Map([...byEngine].map(([engine, ids]) => [engine, slots(ids)]));
   const pinSlots = order.flatMap((t, i) => (t.lifecycle === 'upstream' ? [] : [i]));
-  return { registry, tracked, listeners, byEngine, engineOfContract, registryPins, order, listenerSlots, engineSlots, pinSlots };
+  const subjects = new Map<string, SubjectFacts>();
+  const facts = (id: string): SubjectFacts => {
+    const contract = registry.get(id);
+    return { listeners: listenerSlots.get(id) ?? [], gate: contract?.kind === 'gate' ? contract : undefined, engine: engineOfContract.get(id) };
+  };
+  for (const contract of registry.contracts) if (!subjects.has(contract.id)) subjects.set(contract.id, facts(contract.id));
+  for (const subject of listenerSlots.keys()) if (!subjects.has(subject)) subjects.set(subject, facts(subject));
+  return { registry, tracked, listeners, byEngine, engineOfContract, registryPins, order, listenerSlots, engineSlots, pinSlots, subjects };
 }
 
 function trackedOf(registry: Registry, contract: Contract, pins: World['registryPins'], gapsBehind: Map<string, GapContract[]>): TrackedContract | undefined {

@@ -34,7 +34,6 @@ const NEWLINE = 0x0a;
 const CLOSE_BRACE = 0x7d;
 const HASH_KEY = ',"hash":"';
 const HEX64 = /^[0-9a-f]{64}$/;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 
 // One-shot `crypto.hash` (Node >= 20.12) hashes bytes without a Hash object per line.
 const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string }).hash;
@@ -66,18 +65,27 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
   let count = 0;
   const position = (): LedgerPosition => ({ seq, hash, at, offset: bytes, line: lastLine, ...(before !== undefined ? { prev: before } : {}) });
   const site = (line: number) => ({ ...(file !== undefined ? { file } : {}), range: { line, col: 1, endLine: line, endCol: 1 } });
-  const fail = (d: Diagnostic): LedgerScan => ({ count, diagnostics: [d], end: position() });
-
   let buffer = Buffer.allocUnsafe(CHUNK);
   /** Bytes of `buffer` holding unread ledger, from index 0; they start at ledger offset `bytes`. */
   let filled = 0;
   /** Where the next newline search starts: the bytes before it are known to hold none. */
   let searched = 0;
+  /** The end of the good lines in `buffer`: they run from index 0 to here. */
+  let cursor = 0;
+  // The good lines go to the digest a buffer at a time (one call per chunk, not per line): the same bytes in the same order.
+  const digest = options.digest;
+  const digestGood = () => {
+    if (digest && cursor > 0) digest.update(buffer.subarray(0, cursor));
+  };
+  const fail = (d: Diagnostic): LedgerScan => {
+    digestGood();
+    return { count, diagnostics: [d], end: position() };
+  };
   for (;;) {
     const n = source(buffer, filled, buffer.length - filled, bytes + filled);
     filled += n;
     const view = buffer.subarray(0, filled);
-    let cursor = 0;
+    cursor = 0;
     for (;;) {
       const nl = view.indexOf(NEWLINE, Math.max(cursor, searched));
       if (nl < 0) break;
@@ -85,7 +93,7 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
       const length = nl - cursor;
       // The sealed suffix `,"hash":"<64 hex>"}`, read as bytes: the body is what precedes it, closed.
       const cut = nl - HASH_SUFFIX_LENGTH;
-      const carried = length >= HASH_SUFFIX_LENGTH + 2 && buffer[nl - 1] === CLOSE_BRACE && buffer.toString('latin1', cut, cut + HASH_KEY.length) === HASH_KEY ? buffer.toString('latin1', nl - 66, nl - 2) : undefined;
+      const carried = length >= HASH_SUFFIX_LENGTH + 2 && buffer[nl - 1] === CLOSE_BRACE && hasHashKey(buffer, cut) ? buffer.toString('latin1', nl - 66, nl - 2) : undefined;
       let record: EvidenceRecord | undefined;
       if (carried !== undefined) {
         try {
@@ -121,7 +129,6 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
         const refused = options.vet(record, lineNo);
         if (refused) return fail(refused);
       }
-      options.digest?.update(buffer.subarray(cursor, nl + 1));
       onRecord(record);
       count++;
       cursor = nl + 1;
@@ -133,6 +140,7 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
       time = recordTime;
       lastLine = lineNo;
     }
+    digestGood();
     // Keep the unfinished line at the front; a line longer than the buffer grows it.
     searched = filled - cursor;
     if (cursor > 0) {
@@ -151,6 +159,14 @@ export function scanLedger(source: LedgerSource, options: ScanOptions, onRecord:
     return { count, diagnostics: [diagnose('ledgerTornLine', site(lineNo), lineNo)], end: position(), torn: { line: lineNo, offset: bytes } };
   }
   return { count, diagnostics: [], end: position() };
+}
+
+const HASH_KEY_BYTES = Buffer.from(HASH_KEY, 'latin1');
+
+/** The bytes at `at` are `,"hash":"` (compared in place: no string per line). */
+function hasHashKey(buffer: Buffer, at: number): boolean {
+  for (let i = 0; i < HASH_KEY_BYTES.length; i++) if (buffer[at + i] !== HASH_KEY_BYTES[i]) return false;
+  return true;
 }
 
 /**
@@ -190,7 +206,7 @@ function isCanonical(record: EvidenceRecord, bodyText: string): boolean {
 /** Top-level fields the fold relies on; data fields are checked against the registry on append. */
 function shapeProblem(r: EvidenceRecord): string | undefined {
   if (!Number.isInteger(r.seq)) return 'seq must be an integer';
-  if (typeof r.at !== 'string' || !TIMESTAMP.test(r.at) || !isCalendarTimestamp(r.at)) return 'at must be a UTC timestamp of a day that exists';
+  if (typeof r.at !== 'string' || !isCalendarTimestamp(r.at)) return 'at must be a UTC timestamp of a day that exists';
   if (typeof r.actor !== 'string' || r.actor === '') return 'actor must be a non-empty string';
   if (typeof r.type !== 'string' || typeof r.subject !== 'string') return 'type and subject must be strings';
   if (typeof r.data !== 'object' || r.data === null) return 'data must be an object';

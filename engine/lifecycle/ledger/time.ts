@@ -1,14 +1,32 @@
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The day (`YYYY-MM-DD`) of the last timestamp found to exist: ledger lines in a row share their day. */
+let lastDay = '';
+
 /**
  * `YYYY-MM-DDTHH:MM:SS[.mmm]Z` naming an instant that exists: `Date.parse` rolls 2026-02-30 over to
  * March 2 and 24:00 to the next day, so the text must read back unchanged.
+ *
+ * Such a text exists exactly when its time of day is one (hours to 23, minutes and seconds to 59)
+ * and its day is one. The day is read back through `Date` once per run of timestamps on the same
+ * day (the cold scan asks this of every ledger line); the time of day is checked every time.
  */
 export function isCalendarTimestamp(value: string): boolean {
   if (!TIMESTAMP.test(value)) return false;
+  if (!isTimeOfDay(value)) return false;
+  const day = value.slice(0, 10);
+  if (day === lastDay) return true;
   const ms = Date.parse(value);
-  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === value.slice(0, 19);
+  const exists = !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === value.slice(0, 19);
+  if (exists) lastDay = day;
+  return exists;
+}
+
+/** Digits 11-12, 14-15 and 17-18 of a timestamp (its shape already checked) as an hour, a minute and a second. */
+function isTimeOfDay(value: string): boolean {
+  const two = (at: number) => (value.charCodeAt(at) - 48) * 10 + (value.charCodeAt(at + 1) - 48);
+  return two(11) <= 23 && two(14) <= 59 && two(17) <= 59;
 }
 
 /** `YYYY-MM-DD` naming a day that exists (not 2026-02-30). */

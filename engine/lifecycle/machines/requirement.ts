@@ -77,9 +77,18 @@ export function requirementContext(spec: RequirementSpec, pin: LifecyclePin | un
 export function releasedOnPinnedLine(ctx: RequirementContext, condition: ConditionSpec): boolean {
   const pin = ctx.pin;
   if (!pin) return false;
-  const consumption = ctx.consumed[condition.slot];
-  const releases = condition.upstream ? (ctx.released[condition.slot] ?? []) : consumption?.release ? [consumption.release] : [];
-  return releases.some((r) => r.line === pin.line && compareVersions(r.version, pin.version) <= 0);
+  // Loops, not closures: the fold asks this after every result a hook or restriction takes.
+  if (condition.upstream) {
+    const releases = ctx.released[condition.slot];
+    if (!releases) return false;
+    for (let i = 0; i < releases.length; i++) {
+      const r = releases[i]!;
+      if (r.line === pin.line && compareVersions(r.version, pin.version) <= 0) return true;
+    }
+    return false;
+  }
+  const release = ctx.consumed[condition.slot]?.release;
+  return release ? release.line === pin.line && compareVersions(release.version, pin.version) <= 0 : false;
 }
 
 /**
@@ -102,7 +111,12 @@ export function releasedAfterPin(ctx: RequirementContext, condition: ConditionSp
 /** Every upstream condition is released on the pinned line and consumed by the adapter on the current pins. */
 export function replacementReady(ctx: RequirementContext): boolean {
   const conditions = ctx.spec.conditions;
-  return conditions.length > 0 && conditions.every((c) => ctx.consumed[c.slot] != null && releasedOnPinnedLine(ctx, c));
+  if (conditions.length === 0) return false;
+  for (let i = 0; i < conditions.length; i++) {
+    const c = conditions[i]!;
+    if (ctx.consumed[c.slot] == null || !releasedOnPinnedLine(ctx, c)) return false;
+  }
+  return true;
 }
 
 /** The adapter of the latest consumption: the profile removal gates must pass on. */
@@ -137,9 +151,14 @@ export function cellsPassed(ctx: RequirementContext, cells: readonly CellSpec[],
 }
 
 export function removalMet(ctx: RequirementContext): boolean {
+  return removalMetWith(ctx, replacementReady(ctx));
+}
+
+/** `removalMet` given whether the replacement is ready (`openStanding` asks both and computes that once). */
+function removalMetWith(ctx: RequirementContext, ready: boolean): boolean {
   const { conditions, cells } = ctx.spec;
   if (conditions.length + cells.length === 0) return false;
-  if (conditions.length > 0 && !replacementReady(ctx)) return false;
+  if (conditions.length > 0 && !ready) return false;
   return cellsPassed(ctx, cells, conditions.length > 0 ? consumingAdapter(ctx) : undefined);
 }
 
@@ -219,7 +238,8 @@ const lastStanding = {
 export function openStanding(ctx: RequirementContext): 'blocked' | 'consumed' | 'authorized' {
   const last = lastStanding;
   if (ctx.spec !== last.spec || ctx.pin !== last.pin || ctx.released !== last.released || ctx.consumed !== last.consumed || ctx.results !== last.results || ctx.accepted !== last.accepted) {
-    last.standing = removalMet(ctx) || dropMet(ctx) ? 'authorized' : replacementReady(ctx) ? 'consumed' : 'blocked';
+    const ready = replacementReady(ctx);
+    last.standing = removalMetWith(ctx, ready) || dropMet(ctx) ? 'authorized' : ready ? 'consumed' : 'blocked';
     last.spec = ctx.spec;
     last.pin = ctx.pin;
     last.released = ctx.released;

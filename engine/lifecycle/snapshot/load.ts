@@ -76,18 +76,20 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
   // hashes meanwhile; should it find a bad line, the fold is made again from a scan that names it.
   // Without history and evidence lists: what loads a fold here shows states, not their story (`explain` folds with them).
   const foldOptions = { trace: false, ...(until !== undefined ? { until } : {}) };
+  // The prefix digest is the snapshot's proof: taken only when a snapshot may be written.
+  const storable = cacheDir !== undefined && fingerprint !== undefined;
   let folder = new LedgerFolder(registry, initialFold(registry), foldOptions);
-  let digest = createHash('sha256');
-  let scan = scanLedgerFile(files, { parallelHashes: options.parallelHashes ?? {}, trust, digest }, (record) => folder.push(record));
+  let digest = storable ? createHash('sha256') : undefined;
+  let scan = scanLedgerFile(files, { parallelHashes: options.parallelHashes ?? {}, trust, ...(digest ? { digest } : {}) }, (record) => folder.push(record));
   if (scan.recheck) {
     folder = new LedgerFolder(registry, initialFold(registry), foldOptions);
-    digest = createHash('sha256');
-    scan = scanLedgerFile(files, { trust, digest }, (record) => folder.push(record));
+    digest = storable ? createHash('sha256') : undefined;
+    scan = scanLedgerFile(files, { trust, ...(digest ? { digest } : {}) }, (record) => folder.push(record));
   }
   const state = folder.finish();
   if (until === undefined) state.position = scan.end;
-  const storeDue = cacheDir !== undefined && fingerprint !== undefined && scan.diagnostics.length === 0;
-  const prefix = storeDue ? digest.digest('hex') : undefined;
+  const storeDue = storable && scan.diagnostics.length === 0;
+  const prefix = storeDue && digest ? digest.digest('hex') : undefined;
   if (storeDue && !options.deferStore) warnings.push(...storeCachedFold(cacheDir, files, registry, state, prefix!, fingerprint, undefined, trust.fingerprint));
   return { state, diagnostics: scan.diagnostics, fromCache: false, storeDue, ...(fingerprint !== undefined ? { fingerprint } : {}), ...(prefix ? { prefix } : {}), trust: trust.fingerprint, warnings };
 }
