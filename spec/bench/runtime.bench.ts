@@ -15,13 +15,13 @@
  * moved (default 256); block size 256 KiB.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createActor } from 'xstate';
 import { lookupTicketMachine } from '../../engine/runtime/lifecycles/index.js';
 import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
 import { CLIENT_PY } from '../../generators/client/index.js';
-import { allocAligned, mapShared, openSharedFile, unmapShared } from '../../native/index.js';
+import { allocAligned, createMemfd, mapShared, unmapShared } from '../../native/index.js';
 import { costRatio, printReport, rateRatio, type BenchResult } from './report.js';
 
 const MiB = 1024 * 1024;
@@ -54,20 +54,33 @@ function serve(fresh = false): Promise<ChildProcess> {
 }
 const stop = (c: ChildProcess) => new Promise<void>((ok) => { c.once('exit', () => ok()); c.kill('SIGTERM'); });
 
-function pageFile(pages: number): string {
-  const path = `/dev/shm/okv-bench-${process.pid}-${pages}`;
-  const fd = openSync(path, 'w+', 0o600);
-  writeSync(fd, Buffer.alloc(1), 0, 1, pages * BLOCK + pages - 1);
-  for (let i = 0; i < pages; i++) writeSync(fd, Buffer.alloc(BLOCK, i & 0xff), 0, BLOCK, i * BLOCK);
-  closeSync(fd);
-  return path;
+/** Pages in a sealed memfd (as the engines register them): `pages` blocks, then a flag byte per page. */
+interface BenchPages {
+  fd: number;
+  size: number;
+}
+function pageFile(pages: number, block = BLOCK, fill = true): BenchPages {
+  const size = pages * block + pages;
+  const fd = createMemfd(`okv-bench-${pages}`, size);
+  if (fill) {
+    const mapping = mapShared(fd, size);
+    const view = Buffer.from(mapping);
+    for (let i = 0; i < pages; i++) view.fill(i & 0xff, i * block, (i + 1) * block);
+    unmapShared(mapping);
+  }
+  return { fd, size };
 }
 
-async function client(path: string, pages: number): Promise<ManagerClient> {
+async function register(c: ManagerClient, p: BenchPages, pages: number, block = BLOCK): Promise<void> {
+  const r = await c.registerMemfd(p.fd, { pageBytes: block, pages, layers: 1 });
+  if (r.opcode !== OPCODE.pagesRegistered) throw new Error(`pages refused: ${JSON.stringify(r.body)}`);
+}
+
+async function client(p: BenchPages, pages: number): Promise<ManagerClient> {
   const c = await ManagerClient.connect(socket);
   const w = await c.hello(PROFILE);
   if (w.opcode !== OPCODE.welcome) throw new Error(JSON.stringify(w.body));
-  await c.request(OPCODE.registerPages, { path, pageBytes: BLOCK, pages, flagsOffset: pages * BLOCK });
+  await register(c, p, pages);
   return c;
 }
 
@@ -112,9 +125,7 @@ const dramRate = await restoreAll(d);
 // mapping of the same page file (what the Manager does, minus the Manager).
 const arena = allocAligned(bytes);
 for (let i = 0; i < blocks; i++) arena.fill(i & 0xff, i * BLOCK, (i + 1) * BLOCK);
-const pagesFd = openSharedFile(dst, blocks * BLOCK + blocks);
-const mapping = mapShared(pagesFd, blocks * BLOCK + blocks);
-closeSync(pagesFd);
+const mapping = mapShared(dst.fd, dst.size);
 const view = Buffer.from(mapping);
 t0 = performance.now();
 for (let i = 0; i < blocks; i++) arena.copy(view, i * BLOCK, i * BLOCK, (i + 1) * BLOCK);
@@ -202,13 +213,10 @@ await stop(manager);
   const until = Date.now() + seconds * 1000;
   let ops = 0;
   await Promise.all(Array.from({ length: 64 }, async (_, id) => {
-    const path = `/dev/shm/okv-bench-soak-${process.pid}-${id}`;
-    const fd = openSync(path, 'w+', 0o600);
-    writeSync(fd, Buffer.alloc(1), 0, 1, 4 * SOAK_BLOCK + 3);
-    closeSync(fd);
+    const pages = pageFile(4, SOAK_BLOCK, false);
     const k = await ManagerClient.connect(soakSocket);
     await k.hello(PROFILE);
-    await k.request(OPCODE.registerPages, { path, pageBytes: SOAK_BLOCK, pages: 4, flagsOffset: 4 * SOAK_BLOCK });
+    await register(k, pages, 4, SOAK_BLOCK);
     for (let n = 0; Date.now() < until; n++) {
       const hs = [`s${id}-${n}-a`, `s${id}-${n}-b`];
       await k.request(OPCODE.save, { namespace: NS, hashes: hs, pages: [0, 1] });
@@ -217,7 +225,7 @@ await stop(manager);
       ops += 3;
     }
     await k.close();
-    rmSync(path, { force: true });
+    closeSync(pages.fd);
   }));
   clearInterval(sampler);
   peak = Math.max(peak, rss());
@@ -267,7 +275,7 @@ results.push({ name: 'xstate: single-rank ticket on a pooled actor (open agreed,
 results.push({ name: 'xstate: ranked ticket on a pooled actor (open, agreed, release)', unit: 'µs/op', ours: xsRanks, peer: plain, peerName: 'plain object + timers', ratio: costRatio(xsRanks, plain), target: 'reported' });
 results.push({ name: 'xstate: a fresh actor (createActor, start, stop)', unit: 'µs/op', ours: fresh, peer: plain, peerName: 'plain object + timers', ratio: costRatio(fresh, plain), target: 'reported' });
 
-rmSync(src, { force: true });
-rmSync(dst, { force: true });
+closeSync(src.fd);
+closeSync(dst.fd);
 rmSync(dir, { recursive: true, force: true });
 printReport('runtime', results);
