@@ -40,8 +40,8 @@ export const BREAKS: Record<string, () => void> = {
   },
   /** CANCEL is acknowledged but never reaches the ticket. */
   'cancel-ignored': () => {
-    CacheService.prototype.cancel = function (this: Any, _session: Any, id: number) {
-      return this.tickets.get(id)?.actor.getSnapshot().value ?? 'pending';
+    CacheService.prototype.cancel = function (this: Any, session: Any, id: number) {
+      return this.owned(session, id).state;
     };
   },
   /** A ready result's lease never expires. */
