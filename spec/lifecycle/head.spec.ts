@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { GENESIS, loadFold, openSession } from '../../engine/lifecycle/index.js';
-import { cli, codes, ledgerText, removeTemps, tempCopy } from './support.js';
+import { LIFECYCLE_FIXTURES, cli, codes, ledgerText, removeTemps, tempCopy } from './support.js';
+
+const KILL_AT_HEAD = join(LIFECYCLE_FIXTURES, '..', 'integrity', 'kill-at-head.ts');
 
 /** The committed head (seq and hash) is checked by `evidence verify`, `status` and `check`. */
 describe('ledger head anchor', () => {
@@ -152,6 +155,47 @@ describe('ledger head: the first append killed before its head', () => {
     mkdirSync(join(dir, 'evidence'), { recursive: true });
     writeFileSync(head(dir), genesisHead);
     assert.deepEqual(warmAndCold(dir, true), { warm: [], cold: [] });
+    assert.deepEqual(await everyone(dir), clean);
+    assert.equal((await add(dir, 0)).code, 0);
+    assert.deepEqual(readJson(head(dir)).seq, 1);
+  });
+
+  /** Runs one real append in a child process that SIGKILLs itself at the head write `at` (fixtures/integrity/kill-at-head.ts). */
+  function killedAppend(dir: string, at: 'after-genesis' | 'before-head'): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', KILL_AT_HEAD, dir, join(dir, '.cache'), at], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`the append was not killed at ${at} (${code}): ${out}`))));
+    });
+  }
+
+  for (const warmAt of ['the empty ledger', 'no snapshot'] as const) {
+    it(`a real first append kill -9'd between its line's fsync and its head (${warmAt}) leaves the record under the genesis head: every command verifies, cold and warm agree, the next append anchors both`, async function () {
+      this.timeout(30_000);
+      const dir = tempCopy();
+      if (warmAt === 'the empty ledger') assert.equal((await cli(dir, 'status')).code, 0);
+      await killedAppend(dir, 'before-head');
+      assert.equal(ledgerText(dir).split('\n').filter(Boolean).length, 1, 'the line is durable');
+      assert.equal(readFileSync(head(dir), 'utf8'), genesisHead);
+      assert.deepEqual(warmAndCold(dir, warmAt === 'the empty ledger'), { warm: [], cold: [] });
+      assert.deepEqual(await everyone(dir), clean);
+      const [warm, cold] = await boards(dir);
+      assert.deepEqual(warm, cold);
+      assert.equal((await add(dir, 1)).code, 0);
+      assert.deepEqual(readJson(head(dir)).seq, 2);
+      assert.deepEqual(await everyone(dir), clean);
+    });
+  }
+
+  it('a real first append kill -9\'d after the genesis head, before its line: nothing appended, everything verifies, the next append goes through', async function () {
+    this.timeout(30_000);
+    const dir = tempCopy();
+    await killedAppend(dir, 'after-genesis');
+    assert.equal(readFileSync(head(dir), 'utf8'), genesisHead);
+    assert.ok(!existsSync(ledger(dir)) || ledgerText(dir) === '');
     assert.deepEqual(await everyone(dir), clean);
     assert.equal((await add(dir, 0)).code, 0);
     assert.deepEqual(readJson(head(dir)).seq, 1);
