@@ -63,7 +63,7 @@ export function readLedgerFile(files: LedgerFiles, options: ReadOptions = {}): L
  * that is not a regular file, then checks the head anchor: a missing ledger under a head, records
  * without a head, records cut from the end and a head naming another record are errors.
  */
-export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecord: (record: EvidenceRecord) => void): LedgerScan & { recheck?: true } {
+export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecord: (record: EvidenceRecord) => void): LedgerScan & { recheck?: true; head?: LedgerHead } {
   const opened = openRegular(files.ledger);
   if ('refused' in opened) return { count: 0, diagnostics: [opened.refused], end: options.from ?? LEDGER_START };
   const trust = options.trust ?? loadTrust(files.signers);
@@ -75,18 +75,15 @@ export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecor
   const head = headRead.head;
   if ('missing' in opened) {
     const end = options.from ?? LEDGER_START;
-    const diagnostics = headRead.diagnostics.length ? headRead.diagnostics : checkHead(files.head, files.ledger, head, false, end, () => undefined);
-    return { count: 0, diagnostics, end };
+    const diagnostics = headRead.diagnostics.length ? headRead.diagnostics : checkHead(files.head, files.ledger, head, false, end);
+    return { count: 0, diagnostics, end, ...(head ? { head } : {}) };
   }
   const fd = opened.fd;
   let scan: LedgerScan;
-  let headHash: string | undefined = options.from && head && options.from.seq === head.seq ? options.from.hash : undefined;
   const vet = trustVetter(trust, files.ledger);
-  const headSeq = head?.seq ?? -1;
   let n = 0;
   const progress = options.progress;
   const take = (record: EvidenceRecord) => {
-    if (record.seq === headSeq) headHash = record.hash;
     if (progress && (++n & 4095) === 0) progress();
     onRecord(record);
   };
@@ -115,11 +112,11 @@ export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecor
   }
   if (scan.diagnostics.length === 0) {
     if (headRead.diagnostics.length) scan.diagnostics.push(...headRead.diagnostics);
-    else scan.diagnostics.push(...checkHead(files.head, files.ledger, head, true, scan.end, (seq) => (seq === headSeq && headHash !== undefined ? headHash : seq === scan.end.seq - 1 ? scan.end.prev : undefined)));
+    else scan.diagnostics.push(...checkHead(files.head, files.ledger, head, true, scan.end));
     const cut = scan.diagnostics.length ? undefined : historyProblem(trust, files.signers, scan.end.seq);
     if (cut) scan.diagnostics.push(cut);
   }
-  return scan;
+  return head ? { ...scan, head } : scan;
 }
 
 /** The head anchor, when it is present and readable. */
@@ -154,7 +151,8 @@ export interface Admission {
 /**
  * Appends one record under the ledger lock: checks the ledger (streamed into the admission's
  * fold), seals the draft onto its tail, lets the admission refuse it (registry rules, pins,
- * lifecycle), then writes the whole line with one `write`, fsyncs, and moves the head anchor.
+ * lifecycle), makes the head name the scanned end if it does not, then writes the whole line with
+ * one `write`, fsyncs, and moves the head anchor onto it (see `checkHead` for the rule this keeps).
  * Nothing is written when anything fails, nor when the lock's lease was lost meanwhile.
  */
 export function appendEvidence(files: LedgerFiles, draft: StampableDraft, admission: Admission): AppendResult {
@@ -180,6 +178,9 @@ export function appendEvidence(files: LedgerFiles, draft: StampableDraft, admiss
     const problems = admission.check(record, read.end);
     if (problems.some((d) => d.severity === 'error')) return { diagnostics: problems };
     if (!lease.held()) return { diagnostics: [diagnose('ledgerLockLost', { file: files.lock })] };
+    // The head first names the end just scanned (the genesis head on an empty ledger, a record an
+    // interrupted append left unanchored): a kill after the line's fsync then leaves it one behind.
+    if (!read.head || read.head.seq !== read.end.seq) writeHeadFile(files.head, { seq: read.end.seq, hash: read.end.hash });
     const bytes = Buffer.from(`${line}\n`);
     const fd = openSync(files.ledger, 'a');
     try {

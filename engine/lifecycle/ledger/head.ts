@@ -2,8 +2,13 @@ import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 import type { LedgerPosition } from './position.js';
 import { readRegularText } from './regular.js';
+import { GENESIS } from './canonical.js';
 
-/** The last record's seq and hash, rewritten after every append: removing records from the end shows against it. */
+/**
+ * The last record's seq and hash, rewritten after every append: removing records from the end
+ * shows against it. `{seq: 0, hash: GENESIS}` anchors the empty ledger: the first append writes it
+ * before its line, so that append, like every later one, leaves a head at most one record behind.
+ */
 export interface LedgerHead {
   seq: number;
   hash: string;
@@ -26,8 +31,9 @@ export function readHeadFile(file: string): { head?: LedgerHead; diagnostics: Di
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { diagnostics: [diagnose('headUnreadable', { file }, `found ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`)] };
   const { seq, hash, ...rest } = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(seq) || (seq as number) < 1) return { diagnostics: [diagnose('headUnreadable', { file }, 'seq is not a positive integer')] };
+  if (!Number.isSafeInteger(seq) || (seq as number) < 0) return { diagnostics: [diagnose('headUnreadable', { file }, 'seq is not a non-negative integer')] };
   if (typeof hash !== 'string' || !HEX64.test(hash)) return { diagnostics: [diagnose('headUnreadable', { file }, 'hash is not 64 hex digits')] };
+  if (seq === 0 && hash !== GENESIS) return { diagnostics: [diagnose('headUnreadable', { file }, 'seq 0 anchors the empty ledger, whose hash is the genesis hash')] };
   if (Object.keys(rest).length) return { diagnostics: [diagnose('headUnreadable', { file }, `unknown key '${Object.keys(rest)[0]}'`)] };
   return { head: { seq: seq as number, hash }, diagnostics: [] };
 }
@@ -46,17 +52,23 @@ export function writeHeadFile(file: string, head: LedgerHead): void {
 }
 
 /**
- * Checks a cleanly read ledger against its head. `present`: the ledger file exists; `end`: the
- * position after its last record; `hashAt(seq)`: the hash of the record of that seq, when the
- * scan saw it. The head may trail the ledger, naming one of its records correctly: appends killed
- * between their fsync and the head's rename leave it so (the next append moves it on). Records
- * up to the head are anchored: cutting any of them, or rewriting the one it names, shows.
+ * Checks a cleanly read ledger against its head: one pure function of the head and the position
+ * after the ledger's last record, which the cold scan and the warm one (resumed from a snapshot
+ * whose prefix it re-hashed) both reach, so they cannot disagree. `present`: the ledger file
+ * exists (a missing one is the empty ledger, `end` at its start).
+ *
+ * Every append first makes the head name the end it scanned (the genesis head on an empty
+ * ledger), then writes and fsyncs its line, then moves the head onto it: a kill -9 anywhere leaves
+ * the head on the last record or on the one before it, never further back, and never absent under
+ * a record. So the head is checked against `end.hash` or `end.prev` only: a missing head under any
+ * record, a head past the end, more than one record behind it, or naming another hash are refused.
  */
-export function checkHead(file: string, ledger: string, head: LedgerHead | undefined, present: boolean, end: LedgerPosition, hashAt: (seq: number) => string | undefined): Diagnostic[] {
-  if (!present) return head ? [diagnose('ledgerMissing', { file: ledger }, head.seq)] : [];
+export function checkHead(file: string, ledger: string, head: LedgerHead | undefined, present: boolean, end: LedgerPosition): Diagnostic[] {
   if (!head) return end.seq > 0 ? [diagnose('headMissing', { file }, end.seq)] : [];
+  if (!present && head.seq > 0) return [diagnose('ledgerMissing', { file: ledger }, head.seq)];
   if (head.seq > end.seq) return [diagnose('ledgerTruncated', { file: ledger }, end.seq, head.seq)];
-  const found = head.seq === end.seq ? end.hash : hashAt(head.seq);
+  if (head.seq < end.seq - 1) return [diagnose('headBehind', { file }, head.seq, end.seq)];
+  const found = head.seq === end.seq ? end.hash : end.prev;
   if (found !== head.hash) return [diagnose('headMismatch', { file }, head.seq, found ?? 'unknown', head.hash)];
   return [];
 }

@@ -1,7 +1,7 @@
 import type { Registry } from '../../registry/index.js';
 import { createHash } from 'node:crypto';
 import type { Diagnostic } from '../../diagnostics/index.js';
-import { type LedgerFiles, readHead, scanLedgerFile } from '../ledger/file.js';
+import { type LedgerFiles, scanLedgerFile } from '../ledger/file.js';
 import { loadTrust } from '../ledger/trust.js';
 import { type FoldState, LedgerFolder, initialFold } from '../fold/fold.js';
 import { loadCachedSnapshot, registryFingerprint, storeCachedFold } from './store.js';
@@ -53,9 +53,9 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
   if (cacheDir !== undefined && fingerprint !== undefined) {
     // Resumed only from a position the snapshot proves: its seal holds and the ledger's bytes before it hash as they did.
     const cached = trust.diagnostics.length ? undefined : loadCachedSnapshot(cacheDir, files, registry, fingerprint, trust.fingerprint);
-    // A head anchoring a record inside the snapshot's prefix (before its last two) is checked by a scan that reads that record: the cold one.
-    const head = cached ? readHead(files) : undefined;
-    if (cached && !(head && head.seq < cached.state.position.seq - 1)) {
+    // The tail's scan ends where a cold one would (the prefix is the one verified before) and checks
+    // the head there with the cold scan's own `checkHead`: one rule, one piece of code.
+    if (cached) {
       const state = cached.state;
       const folder = new LedgerFolder(registry, state, { trace: false });
       const digest = cached.digest;
