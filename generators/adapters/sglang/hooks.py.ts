@@ -311,7 +311,7 @@ def _body(hook: dict):
         raise HookRejection(hook, "hook-without-role", "the adapter template gives no body to a " + kind + " hook on this target; regenerate the package from its contracts.")
     body.__name__ = hook["implementation"]
     body.__qualname__ = hook["implementation"]
-    body.__doc__ = hook["hookType"] + " " + hook["target"] + " (" + hook_id + "): " + hook["protects"]
+    body.__doc__ = hook["hookType"] + " " + hook["target"] + " (" + hook["id"] + "): " + hook["protects"]
     return body
 
 
