@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateAdapters, planAdapters } from '../../generators/index.js';
-import { REPO, registryAt, registryWithAbortHook, registryWithHook, tempDir } from './support.js';
+import { REPO, python, registryAt, registryWithAbortHook, registryWithHook, tempDir } from './support.js';
 
 const TESSERA = join(REPO, 'spec', 'fixtures', 'tessera');
 
@@ -64,5 +64,25 @@ describe('generators/adapters/sglang: every installed hook has a role and a body
     assert.deepEqual(found.map((d) => [d.contract, d.file, d.range?.line, d.range?.col]), [['hook.sglang.add-request-to-queue', 'hooks/hook.sglang.add-request-to-queue.yaml', line, 1]]);
     assert.deepEqual(plan.skipped.filter((s) => s.engine === 'sglang'), [{ engine: 'sglang', code: 'OKV5316' }]);
     assert.ok(!plan.packages.some((p) => p.engine.name === 'sglang'));
+  });
+
+  it('the recovery linker wrapper passes every attribute to the linker, and its abort and preemption drain the request', () => {
+    const out = tempDir('hook-roles-wrapper');
+    assert.deepEqual(generateAdapters(registryAt(join(REPO, 'contracts')), { outDir: out, wheel: false }).diagnostics.filter((d) => d.severity === 'error'), []);
+    const code = [
+      'import json',
+      'from orbitkv_sglang.linker import RecoveryLinkerWrapper',
+      'class Linker:',
+      '    def __init__(self): self.calls = []',
+      '    def drain(self, rid): self.calls.append(["drain", rid])',
+      '    def lookup(self, rid, transfers): self.calls.append(["lookup", rid]); return [1, 2]',
+      'inner = Linker(); wrapper = RecoveryLinkerWrapper(inner)',
+      'found = wrapper.lookup("r", [])',
+      'wrapper.abort("a"); wrapper.preempt("p")',
+      'print(json.dumps({"found": found, "calls": inner.calls}))',
+    ].join('\n');
+    const r = python(['-c', code], { env: { PYTHONPATH: join(out, 'orbitkv-sglang') } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { found: [1, 2], calls: [['lookup', 'r'], ['drain', 'a'], ['drain', 'p']] });
   });
 });
