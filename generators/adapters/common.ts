@@ -113,23 +113,6 @@ def connect(role: str, profile: "dict | None" = None) -> object:
             half = open_half(role)
             _HALVES[role] = half
     return half
-
-
-def delegating_class(name: str, base: type, methods: "list[str]", module: str, namespace: "dict | None" = None) -> type:
-    """A subclass of base whose listed methods delegate to the Manager half held in _adapter_half."""
-
-    def make(method: str):
-        def call(self, *args, **kwargs):
-            return self._adapter_half.call(method, args, kwargs)
-
-        call.__name__ = method
-        call.__qualname__ = name + "." + method
-        return call
-
-    body = {method: make(method) for method in methods}
-    body.update(namespace or {})
-    body["__module__"] = module
-    return type(base)(name, (base,), body)
 `;
 
 export const PREFLIGHT_PY = String.raw`"""Preflight: evaluate an engine profile against the rejection contracts before a deployment.

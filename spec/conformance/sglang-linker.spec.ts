@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { productOf } from '../../engine/registry/index.js';
-import { REPO, registryAt } from '../generators/support.js';
+import { REPO, registryAt, registryWithAbortHook } from '../generators/support.js';
 import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
 import { startManager, type ManagerProcess } from '../runtime/support.js';
 import { entries, runRanks, tokens, type RankResult, type Scenario } from './sglang-ranks.js';
@@ -174,6 +174,42 @@ describe('conformance: the SGLang linker and hooks over a real Manager (two rank
       assert.equal(r.status, 3, r.stderr);
       assert.match(r.stderr, /capture-before-install/);
       assert.match(r.stderr, /init_cuda_graphs/);
+    }
+  });
+});
+
+describe('conformance: the scheduler abort hook (AROUND Scheduler._release_aborted_request) over a real Manager', function () {
+  this.timeout(240_000);
+  let site: string;
+  let manager: ManagerProcess;
+  const registry = registryAt(join(REPO, 'contracts'));
+  const product = productOf(registry);
+  const serverArgs = { radix_cache_backend: product.packagePrefix, enable_unified_cache_external_linker: true, model_path: 'standin/model' };
+
+  before(async () => {
+    // The embedded registry with the retired abort hook kept: the template gives it the drain role.
+    site = installedSite(registryWithAbortHook()).site;
+    manager = await startManager(['--dram', '16mb', '--block-size', BLOCK]);
+  });
+  after(async () => {
+    await manager?.stop();
+  });
+
+  it('abort during a load: the hook drains the started restore before the original releases, with no error in the scheduler', async () => {
+    const A = tokens(5000, 4);
+    const phases = (extra: Record<string, unknown>[]) => runRanks(site, product.envPrefix, manager.socket, { server_args: serverArgs, geometry: GEOMETRY, phases: [{ submit: [['a', A]] }, ...extra, { run: { max_rounds: 100 } }] });
+    for (const r of await phases([])) assert.equal(r.status, 0, r.stderr);
+    const results = await phases([{ abort_during_load: 'a' }]);
+    for (const r of results) {
+      assert.equal(r.status, 0, `rank ${r.rank} exited ${r.status}\n${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /AttributeError|Traceback/);
+      const release = entries(r, 'release-aborted', 'a');
+      assert.equal(release.length, 1, JSON.stringify(r.log));
+      assert.ok((release[0]![2] as number) >= 1, `rank ${r.rank}: the original released before the restore drained: ${JSON.stringify(r.log)}`);
+      const drained = r.events.findIndex((e) => e[0] === 'drained' && e[1] === 'a');
+      const freed = r.events.findIndex((e) => e[0] === 'freed' && e[1] === 'aborted a');
+      assert.ok(drained >= 0 && freed >= 0 && drained < freed, JSON.stringify(r.events));
+      assert.deepEqual(entries(r, 'forward', 'a'), [], 'the aborted request never ran');
     }
   });
 });

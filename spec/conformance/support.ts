@@ -32,9 +32,9 @@ export function installedSite(dir: string): { out: string; site: string } {
   return found;
 }
 
-/** Runs `spec/conformance/python/<file>` against the site; returns unittest's log (stderr); throws with it on failure. */
-export function conformance(file: string, site: string): string {
-  const r = spawnSync(PYTHON, ['-m', 'unittest', '-v', file.replace(/\.py$/, '')], {
+/** Runs `spec/conformance/python/<file>` (only the tests named in `only`, when given) against the site; returns unittest's log (stderr); throws with it on failure. */
+export function conformance(file: string, site: string, only: string[] = []): string {
+  const r = spawnSync(PYTHON, ['-m', 'unittest', '-v', ...only.flatMap((name) => ['-k', name]), file.replace(/\.py$/, '')], {
     cwd: join(REPO, 'spec', 'conformance', 'python'),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONDONTWRITEBYTECODE: '1', CONFORMANCE_SITE: site, CONFORMANCE_STANDINS: STANDINS },
     encoding: 'utf8',

@@ -44,8 +44,9 @@ describe('a second product registry (spec/fixtures/tessera): validate, generate,
     assert.deepEqual(plan.skipped, [{ engine: 'trtllm', code: 'OKV5001' }]);
     assert.deepEqual(plan.diagnostics.map((d) => [d.code, d.contract]), [['OKV5001', 'engine.trtllm']]);
     const sglang = plan.packages.find((p) => p.engine.name === 'sglang')!;
-    assert.equal((sglang.data.template as { style: string }).style, 'hicache-storage');
-    assert.deepEqual(Object.keys(sglang.modules).sort(), ['admission.py', 'hooks.py', 'plugin.py', 'selection.py', 'storage.py']);
+    assert.equal((sglang.data.template as { style: string }).style, 'radix-backend');
+    assert.deepEqual(Object.keys(sglang.modules).sort(), ['admission.py', 'backend.py', 'completion.py', 'hooks.py', 'linker.py', 'lookup_gate.py', 'plugin.py', 'selection.py']);
+    assert.deepEqual((sglang.data.template as { hooks: { id: string; role: string }[] }).hooks.map((h) => [h.id, h.role]), [['hook.sglang.warm-on-enqueue', 'start-lookup-on-enqueue']]);
     assert.deepEqual((sglang.data.manager as { socketEnv: string; folder: string; serve: string }), { product: 'Tessera', socketEnv: 'TSR_MANAGER_SOCKET', folder: 'tessera', serve: 'tessera serve' });
     assert.match(readFileSync(join(out, 'tessera-sglang', 'tessera_sglang', 'manager.py'), 'utf8'), /_data\.DATA\["manager"\]\["socketEnv"\]/);
     // vLLM turns its hybrid KV cache manager off itself for a connector without SupportsHMA: no flag is required.
@@ -148,10 +149,22 @@ describe('planning a second product: what the registry expects, integration styl
   });
 
   it('an interface consuming both SGLang styles, or neither, is a named error', () => {
-    const both = edited('interfaces/interface.sglang.hicache-storage.yaml', '  - target: --hicache-storage-backend\n', '  - target: sglang.srt.mem_cache.registry.register_radix_cache_backend\n    kind: function\n    role: Also a radix backend.\n  - target: --hicache-storage-backend\n');
+    const both = edited('interfaces/interface.sglang.radix-backend.yaml', '  - target: --radix-cache-backend\n', '  - target: sglang.srt.mem_cache.hicache_storage.HiCacheStorage\n    kind: class\n    role: Also a storage backend.\n  - target: --radix-cache-backend\n');
     assert.deepEqual(codes(both).sort(), ['OKV5001', 'OKV5305']);
-    const neither = edited('interfaces/interface.sglang.hicache-storage.yaml', '  - target: sglang.srt.mem_cache.hicache_storage.HiCacheStorage\n    kind: class', '  - target: sglang.srt.mem_cache.hicache_storage.OtherBase\n    kind: class');
+    const neither = edited('interfaces/interface.sglang.radix-backend.yaml', '  - target: sglang.srt.mem_cache.registry.register_radix_cache_backend\n    kind: function', '  - target: sglang.srt.mem_cache.registry.other_registration\n    kind: function');
     assert.deepEqual(codes(neither).sort(), ['OKV5001', 'OKV5304']);
+  });
+
+  it('the HiCache storage style is refused at the storage base (OKV5317), and its hook, which has no role there, at its target (OKV5316)', () => {
+    const from = "  - target: sglang.srt.mem_cache.registry.register_radix_cache_backend\n    kind: function\n    role: Registers Tessera's backend; its factory builds the engine's Unified tree with Tessera's linker.\n";
+    const dir = edited('interfaces/interface.sglang.radix-backend.yaml', from, '  - target: sglang.srt.mem_cache.hicache_storage.HiCacheStorage\n    kind: class\n    role: Storage base.\n  - target: sglang.srt.mem_cache.hicache_storage.HiCacheStorage.batch_get\n    kind: method\n    role: Reads.\n');
+    const text = readFileSync(join(dir, 'interfaces', 'interface.sglang.radix-backend.yaml'), 'utf8').split('\n');
+    const hook = readFileSync(join(dir, 'hooks', 'hook.sglang.warm-on-enqueue.yaml'), 'utf8').split('\n');
+    const plan = planAdapters(registryAt(dir), '0');
+    const found = (code: string) => plan.diagnostics.filter((d) => d.code === code).map((d) => [d.contract, d.file, d.range?.line]);
+    assert.deepEqual(found('OKV5317'), [['interface.sglang.radix-backend', 'interfaces/interface.sglang.radix-backend.yaml', text.findIndex((l) => l.endsWith('hicache_storage.HiCacheStorage')) + 1]]);
+    assert.deepEqual(found('OKV5316'), [['hook.sglang.warm-on-enqueue', 'hooks/hook.sglang.warm-on-enqueue.yaml', hook.findIndex((l) => l.startsWith('target: ')) + 1]]);
+    assert.ok(!plan.packages.some((p) => p.engine.name === 'sglang'));
   });
 
   it("an adapter package outside the product's prefix is a named error", () => {

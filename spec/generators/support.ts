@@ -4,7 +4,7 @@
  * and a Python runner. Everything is removed when the process exits.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadRegistry, type Registry } from '../../engine/registry/index.js';
@@ -99,4 +99,42 @@ export function venvOnce(): string {
     venv = exe;
   }
   return venv;
+}
+
+/**
+ * A copy of the embedded registry in which one hook contract's text from `from` to its end is
+ * replaced by `tail` (a hook kept, retargeted or retyped); returns the folder.
+ */
+export function registryWithHook(file: string, from: string, tail: string): string {
+  const dir = join(tempDir('hook-edit'), 'registry');
+  cpSync(join(REPO, 'contracts'), dir, { recursive: true });
+  const path = join(dir, 'hooks', file);
+  const text = readFileSync(path, 'utf8');
+  const at = text.indexOf(from);
+  if (at < 0) throw new Error(`${from} not in ${file}`);
+  writeFileSync(path, text.slice(0, at) + tail);
+  return dir;
+}
+
+/** The embedded registry with the retired scheduler abort hook kept again (the abort role's body installed). */
+export function registryWithAbortHook(): string {
+  return registryWithHook(
+    'hook.sglang.scheduler-abort.yaml',
+    'activation:',
+    `activation:
+  mode: always
+replacement:
+  status: none
+  needed: A released abort path that drains started restores before the tree frees the request's pages.
+removalGate:
+  upstream:
+    - requires: A released abort drain on the 0.5 line, consumed by the adapter
+  gates:
+    - gate.runtime.restore-cancellation
+disposition:
+  state: kept
+  reason: Kept to drain restores before the tree releases an aborted request's pages.
+implementation: orbitkv_sglang.hooks.around_release_aborted_request
+`,
+  );
 }

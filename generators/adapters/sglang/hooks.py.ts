@@ -16,9 +16,9 @@ A hook's body follows what its target is (the template's role, never its contrac
 admission target (AROUND) it defers requests whose lookup is pending on any rank (lookup_gate);
 on the graph-capture target (BEFORE) it installs the completion counter before capture
 (completion), with no Manager call; on the enqueue target (opt-in) it starts the queued request's
-lookup early (lookup_gate.warm). Any other body reaches the Manager only after admission
-(every rejection evaluated, in the backend factory); a call before that is deferred, bounded,
-and delivered on admission. Bodies are
+lookup early (lookup_gate.warm); on the scheduler's abort target (AROUND) the linker drains the
+request's restores before the original releases its pages. A hook with no role is refused when
+the package is generated. Bodies are
 reached as attributes of this module (PEP 562), never bound as its globals, so no contract name
 can shadow a builtin or a name this module uses.
 """
@@ -27,7 +27,7 @@ import importlib
 import inspect
 import os
 
-from . import _data, admission, rejections, selection
+from . import _data, rejections, selection
 
 _TEMPLATE = _data.DATA["template"]
 _PRODUCT = _data.DATA["product"]["name"]
@@ -265,34 +265,18 @@ def verify_installed() -> "list[str]":
     return list(_REGISTERED)
 
 
-def _admitted_half():
-    """The Manager half for hooks, once admission allows a connection; else None (the call is deferred)."""
-    if not admission.admitted():
-        return None
-    from . import manager
-
-    return manager.connect("hooks")
-
-
 def _body(hook: dict):
     kind = hook["hookType"]
-    hook_id = hook["id"]
+    role = hook.get("role")
 
-    def deliver(verb, args, kwargs):
-        half = _admitted_half()
-        if half is None:
-            admission.defer(hook_id, verb, args, kwargs)
-            return None
-        return half.call(verb + " " + hook_id, args, kwargs)
-
-    if hook.get("role") == "defer-pending-lookups":
+    if role == "defer-pending-lookups":
         def body(original, *args, **kwargs):
             if not selection.selected():
                 return original(*args, **kwargs)
             from . import lookup_gate
 
             return lookup_gate.around(original, *args, **kwargs)
-    elif hook.get("role") == "start-lookup-on-enqueue":
+    elif role == "start-lookup-on-enqueue":
         def body(*args, **kwargs):
             if kind == "AROUND":
                 original, args = args[0], args[1:]
@@ -304,42 +288,30 @@ def _body(hook: dict):
 
                 lookup_gate.warm(args[0], args[1])
             return result if kind == "AROUND" else None
-    elif hook.get("role") == "install-completion":
+    elif role == "install-completion":
         def body(*args, **kwargs):
             if selection.selected() and args:
                 from . import completion
 
                 completion.install(args[0])
             return None
-    elif kind == "BEFORE":
-        def body(*args, **kwargs):
-            if not selection.selected():
-                return None
-            return deliver("before", args, kwargs)
-    elif kind == "AROUND":
+    elif role == "drain-before-release":
         def body(original, *args, **kwargs):
-            if not selection.selected():
-                return original(*args, **kwargs)
-            half = _admitted_half()
-            if half is None:
-                admission.defer(hook_id, "around", args, kwargs)
-                return original(*args, **kwargs)
-            return half.call("around " + hook_id, (original,) + args, kwargs)
-    elif kind == "AFTER":
-        def body(result, *args, **kwargs):
-            if not selection.selected():
-                return result
-            changed = deliver("after", (result,) + args, kwargs)
-            return result if changed is None else changed
+            # (self, rid): the linker cancels rid's lookup and queued load and waits until its
+            # started restores drained; only then does the original release the request's pages.
+            if selection.selected() and len(args) >= 2:
+                from . import linker
+
+                live = linker.current()
+                if live is not None:
+                    live.drain(args[1])
+            return original(*args, **kwargs)
     else:
-        def body(*args, **kwargs):
-            half = _admitted_half()
-            if half is None:
-                raise HookRejection(hook, "replace-before-admission", "the replacement was called before every rejection was evaluated; it has no engine original to fall back on.")
-            return half.call("replace " + hook_id, args, kwargs)
+        # Generation refuses a hook without a role (OKV5316); a hand-edited _data meets this.
+        raise HookRejection(hook, "hook-without-role", "the adapter template gives no body to a " + kind + " hook on this target; regenerate the package from its contracts.")
     body.__name__ = hook["implementation"]
     body.__qualname__ = hook["implementation"]
-    body.__doc__ = hook["hookType"] + " " + hook["target"] + " (" + hook_id + "): " + hook["protects"]
+    body.__doc__ = hook["hookType"] + " " + hook["target"] + " (" + hook["id"] + "): " + hook["protects"]
     return body
 
 

@@ -17,6 +17,8 @@ this module imports nothing from SGLang. What each method does, in the engine's 
   drained, so the tree never frees a page a restore may still write.
 - cancel_queued_load(rid): True only for a load not started (its ticket released); a lookup
   still open is released too. A started load is never cut short: it drains, then completes.
+- drain(rid) (the scheduler's abort hook): cancel_queued_load(rid), then waits until every
+  started restore of rid drained, so the pages the abort frees are no longer written.
 - offload(transfers): copies the device pages into the registered pages (the engine's pool is
   pinned by the tree until the result is popped) and saves them; pop_completed_offload() gives
   whether every block was stored.
@@ -115,6 +117,8 @@ class _Core:
         self._offloads: "queue.Queue" = queue.Queue()
         self._busy = threading.Condition()
         self._in_flight = 0
+        # rid -> started load batches not yet drained (bounded by the batches in flight).
+        self._running: "dict[str, int]" = {}
         self._closed = False
         self._early = False
         self._threads = [
@@ -209,6 +213,8 @@ class _Core:
             batch.append((rid, self._client.restore(entry[0], pages), pages))
         with self._busy:
             self._in_flight += 1
+            for rid, _restore, _pages in batch:
+                self._running[rid] = self._running.get(rid, 0) + 1
         self._loads.put((index, batch))
         return index
 
@@ -242,6 +248,14 @@ class _Core:
                 failed = "blocks " + repr(list(lost)) + " of " + str(rid) + " failed"
                 self.layer_done_counter.fail(index, failed)
         # Reported only now: every restore of the batch has drained.
+        with self._busy:
+            for rid, _restore, _pages in batch:
+                left = self._running.get(rid, 0) - 1
+                if left > 0:
+                    self._running[rid] = left
+                else:
+                    self._running.pop(rid, None)
+            self._busy.notify_all()
         self._completed_loads.put([rid for rid, _r, _p in batch])
 
     def cancel_queued_load(self, rid):
@@ -252,6 +266,14 @@ class _Core:
             return True
         self._drop_ticket(rid)
         return False
+
+    def drain(self, rid) -> None:
+        """The abort path: rid's lookup and queued load are cancelled, then this waits until every
+        started restore of rid drained (no write into its pages can still land). No timeout: a
+        page freed while a restore may write it is what this prevents."""
+        self.cancel_queued_load(rid)
+        with self._busy:
+            self._busy.wait_for(lambda: rid not in self._running)
 
     def num_completed_loads(self):
         return self._completed_loads.qsize()

@@ -47,49 +47,29 @@ def register(argv: "list[str] | None" = None, environ: "dict | None" = None) -> 
 export const ADMISSION_PY = String.raw`"""Admission: nothing reaches the Manager before every rejection contract has been evaluated.
 
 Some rejections read facts that exist only once the engine hands them over (the tree-cache build
-context, the live server arguments). A hook that runs earlier (a BEFORE hook on graph capture)
-defers its Manager call; the calls are kept in a bounded list and delivered, in order, when the
-profile is admitted. A full list is a rejection, never a silent drop.
+context, the live server arguments). No hook body calls the Manager before that: the graph-capture
+hook installs the completion counter without it, and the others reach the Manager through the
+linker, which the tree cache builds only after admit().
 """
 
-from . import _data, rejections, stop
+from . import rejections
 
-MAX_DEFERRED: int = _data.DATA["template"]["maxDeferred"]
 _STATE: "dict[str, object]" = {"admitted": False, "verdict": None}
-_DEFERRED: "list[tuple[str, str, tuple, dict]]" = []
 
 
 def admitted() -> bool:
     return bool(_STATE["admitted"])
 
 
-def deferred() -> "list[tuple[str, str, tuple, dict]]":
-    return list(_DEFERRED)
-
-
-def defer(hook_id: str, verb: str, args: tuple, kwargs: dict) -> None:
-    if len(_DEFERRED) >= MAX_DEFERRED:
-        stop.stop(
-            _data.DATA["product"]["name"] + " hook rejection " + hook_id + " (deferred-calls-full): " + str(MAX_DEFERRED)
-            + " hook calls arrived before the rejections were evaluated. Instead: check that the engine builds the cache"
-            + " (the backend factory runs) after these hooks, or select another cache."
-        )
-    _DEFERRED.append((hook_id, verb, args, kwargs))
-
-
 def admit(profile: dict) -> dict:
-    """Evaluates every rejection on the live profile (ProfileRejected unless accepted), then connects and delivers deferred calls."""
+    """Evaluates every rejection on the live profile (ProfileRejected unless accepted), then lets the halves handshake with it."""
     verdict = rejections.check(profile)
     from . import manager
 
     # Every half handshakes with the admitted live profile (the Manager decides it again).
     manager.use_profile(profile)
-    half = manager.connect("hooks") if _DEFERRED else None
     _STATE["admitted"] = True
     _STATE["verdict"] = verdict
-    while _DEFERRED:
-        hook_id, verb, args, kwargs = _DEFERRED.pop(0)
-        half.call(verb + " " + hook_id, args, kwargs)
     return verdict
 `;
 
@@ -156,19 +136,22 @@ def register_backend() -> None:
 export const RECOVERY_WRAPPER_PY = String.raw`
 
 class RecoveryLinkerWrapper:
-    """Wraps the linker the Unified tree receives: the consumed linker methods go through the
-    Manager (destination locks held until restores drain, checkpoint release under abort and
-    preemption); every other attribute reaches the wrapped linker."""
+    """Wraps the linker the Unified tree receives and keeps restore correctness here: every
+    attribute reaches the wrapped linker, whose restores hold their destination pages until they
+    drained (a batch completes only then) and whose cancel and release give the Manager's leases
+    back. abort(rid) and preempt(rid) are the abort and preemption paths: the request's lookup and
+    queued load are cancelled and its started restores drained before the caller frees its pages."""
 
     def __init__(self, inner: object) -> None:
         self._inner = inner
-        self._methods = {m for spec in _LINKERS.values() for m in spec["methods"]}
-        self._adapter_half = manager.connect("recovery")
+
+    def abort(self, rid) -> None:
+        self._inner.drain(rid)
+
+    def preempt(self, rid) -> None:
+        self._inner.drain(rid)
 
     def __getattr__(self, name: str):
-        if name in self.__dict__.get("_methods", ()):
-            half = self._adapter_half
-            return lambda *args, **kwargs: half.call(name, args, kwargs)
         return getattr(self.__dict__["_inner"], name)
 `;
 
@@ -178,8 +161,9 @@ SGLang builds a dynamic backend from --hicache-storage-backend dynamic and an ex
 backend_name, module_path (this module) and class_name; it imports the class, requires a
 subclass of HiCacheStorage and calls cls(storage_config, kwargs). The classes are built on first
 access (PEP 562), so importing this module imports nothing from SGLang. The constructor
-evaluates every rejection on the live storage config first, then connects; the class has the
-base's whole shape (consumed and abstract methods delegate to the Manager).
+evaluates every rejection on the live storage config first, then connects. The template has no
+storage method bodies over the client: generation refuses this style (OKV5317), so no package
+ships this module.
 """
 
 import importlib
@@ -195,7 +179,6 @@ def live_profile(storage_config: object, extra: object, environ: "dict | None" =
 
 def _storage_class(spec: dict) -> type:
     base = getattr(importlib.import_module(spec["base"]["module"]), spec["base"]["name"])
-    methods = sorted(set(spec["methods"]) | set(getattr(base, "__abstractmethods__", ())))
 
     def __init__(self, storage_config, kwargs=None):
         try:
@@ -205,7 +188,7 @@ def _storage_class(spec: dict) -> type:
             stop.stop(str(error), error)
         self.storage_config = storage_config
 
-    return manager.delegating_class(spec["className"], base, methods, __name__, {"__init__": __init__})
+    return type(base)(spec["className"], (base,), {"__init__": __init__, "__module__": __name__})
 
 
 def __getattr__(name: str):

@@ -28,14 +28,19 @@ const SYMBOLS = {
  *   installs the completion counter the linker later adopts, so captured graphs wait on it.
  * - AROUND or AFTER `Scheduler._add_request_to_queue` (opt-in warm-up): matches the queued request
  *   at once, as SGLang's HiCache prefetch does on enqueue, so its lookup starts early.
- * The roles need the radix-backend style (the linker); a hook on any other target, or in the
- * HiCache storage style, keeps the generic body (its Manager call deferred until admission).
+ * - AROUND `Scheduler._release_aborted_request` (the abort path): the linker cancels the request's
+ *   lookup and queued load and waits until its started restores drained, then the original
+ *   releases the request's pages (restores drain before the tree frees them).
+ * The roles need the radix-backend style (the linker). A registry hook on any other target, or in
+ * the HiCache storage style, has no role: generation refuses it (OKV5316), never a body that
+ * fails at run time.
  */
 const HOOK_ROLES: readonly { target: string; hookType: string; role: string }[] = [
   { target: 'PrefillAdder.add_one_req', hookType: 'AROUND', role: 'defer-pending-lookups' },
   { target: 'TpModelWorker.init_cuda_graphs', hookType: 'BEFORE', role: 'install-completion' },
   { target: 'Scheduler._add_request_to_queue', hookType: 'AROUND', role: 'start-lookup-on-enqueue' },
   { target: 'Scheduler._add_request_to_queue', hookType: 'AFTER', role: 'start-lookup-on-enqueue' },
+  { target: 'Scheduler._release_aborted_request', hookType: 'AROUND', role: 'drain-before-release' },
 ];
 
 /**
@@ -88,8 +93,6 @@ const STORAGE_FLAG = '--hicache-storage-backend';
 const STORAGE_CONFIG_FLAG = '--hicache-storage-backend-extra-config';
 /** The storage backend name SGLang's factory loads third-party classes through. */
 const DYNAMIC_BACKEND = 'dynamic';
-/** Deferred hook calls kept per hook before admission (a bound, never a silent drop). */
-const DEFERRED_PER_HOOK = 8;
 const RECOVERY_WRAPPER = 'linker.RecoveryLinkerWrapper';
 
 function consumes(iface: InterfaceContract, suffix: string): boolean {
@@ -142,6 +145,10 @@ function data(context: TemplateContext): TemplateData {
     gate: gateSteps(context.registry, [h.id]),
     role: style === 'radix-backend' ? hookRole(h.target, h.hookType) : null,
   }));
+  for (const hook of hooks.filter((h) => h.role === null)) {
+    const roles = HOOK_ROLES.map((r) => `${r.hookType} ${r.target}`).join(', ');
+    diagnostics.push(diagnose('hookRoleMissing', { contract: hook.id, ...context.registry.locate(hook.id, ['target'], true) }, hook.hookType, hook.target, style, style === 'radix-backend' ? roles : `none in this style; radix-backend: ${roles}`));
+  }
   let hookRegistry: Record<string, unknown> | null = null;
   let hookType: { module: string; name: string } | null = null;
   if (hooks.length) {
@@ -158,7 +165,7 @@ function data(context: TemplateContext): TemplateData {
   const modules: Record<string, string> = { 'plugin.py': PLUGIN_PY, 'selection.py': SELECTION_PY, 'admission.py': ADMISSION_PY, 'hooks.py': HOOKS_PY };
   if (hooks.some((h) => h.role === 'install-completion')) modules['completion.py'] = COMPLETION_PY;
   const provides: string[] = [];
-  const common = { style, backendName, hookRegistry, hookType, hooks, maxDeferred: DEFERRED_PER_HOOK * Math.max(1, hooks.length), completion: COMPLETION };
+  const common = { style, backendName, hookRegistry, hookType, hooks, completion: COMPLETION };
   let styleData: Record<string, unknown>;
   if (style === 'radix-backend') {
     modules['backend.py'] = BACKEND_PY;
@@ -179,6 +186,15 @@ function data(context: TemplateContext): TemplateData {
     modules['storage.py'] = STORAGE_PY;
     const storageModule = `${context.importName}.storage`;
     const storageBackends = adapterClasses(context, SYMBOLS.storageBase, diagnostics);
+    // No storage method has a body over the Manager client in this template: refused here, at
+    // the storage base the interface consumes, rather than a class whose methods fail at run time.
+    for (const iface of context.interfaces.filter((i) => i.adapterClass !== undefined)) {
+      const index = iface.symbols.findIndex((s) => s.kind === 'class' && s.target.endsWith(`.${SYMBOLS.storageBase}`));
+      if (index < 0) continue;
+      const base = iface.symbols[index]!.target;
+      const methods = iface.symbols.filter((s) => s.kind === 'method' && s.target.startsWith(`${base}.`)).map((s) => splitDotted(s.target).name);
+      diagnostics.push(diagnose('storageStyleUnimplemented', { contract: iface.id, ...context.registry.locate(iface.id, ['symbols', index], true) }, base, [...methods, 'the abstract methods of the base'].join(', ')));
+    }
     styleData = {
       selectors: [
         { flag: flag(STORAGE_FLAG), value: DYNAMIC_BACKEND },
