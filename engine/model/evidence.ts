@@ -63,6 +63,18 @@ export interface RunHashes {
   after: Sha256;
 }
 
+/**
+ * Where a gate result ran. `stand-in`: an engine stand-in (the generated client driven by
+ * `orbitkv gate run`) presenting the pinned versions of its profile, not the engine itself; it
+ * never passes a gate whose evidence hashes the engine installation. `real`: the pinned engine.
+ * A result without it is the claim of its actor (hand-recorded or transcribed evidence).
+ */
+export interface GateRunPlace {
+  engine: 'stand-in' | 'real';
+  /** The device it ran on (`cpu`, `gpu`). */
+  device: string;
+}
+
 /** The data each record type carries, by type. */
 export interface EvidenceDataByType {
   /** An upstream change's state as checked (subject: `upstream`). Checking it is a recheck of that upstream. */
@@ -88,7 +100,7 @@ export interface EvidenceDataByType {
    * one-cell gate). A pass counts toward removal only with equal before/after `hashes`;
    * `hashesKept` says where hashes recorded outside the ledger are kept (transcribed evidence).
    */
-  'gate.result': { result: 'pass' | 'fail'; cell?: Record<string, string>; hashes?: RunHashes; hashesKept?: string; artifacts?: string };
+  'gate.result': { result: 'pass' | 'fail'; cell?: Record<string, string>; hashes?: RunHashes; hashesKept?: string; artifacts?: string; where?: GateRunPlace };
   /** An independent actor's verdict on the gate's passes on this profile (subject: `gate`). */
   'gate.acceptance': { verdict: 'accepted' | 'rejected' };
   /** The hook was removed from the adapter (subject: `hook`). Refused unless removable. */

@@ -215,7 +215,7 @@ try {
   const table = compileTable(hookLifecycle);
   const gateId = (registry.get('hook.h0') as HookContract).removalGate.gates[0]!;
   const events: LifecycleEvent[] = Array.from({ length: 20_000 }, (_, i) => {
-    const fields = { seq: i + 1, pass: i % 3 !== 0, adapter: hex(1), hashes: 'equal' as const, engines: [hook.engines[0]!], independent: false, actor: 'a' };
+    const fields = { seq: i + 1, pass: i % 3 !== 0, adapter: hex(1), hashes: 'equal' as const, engines: [hook.engines[0]!], standIn: false, independent: false, actor: 'a' };
     return { type: 'gate.result', gate: gateId, cell: '-', key: `${gateId}|-`, onPins: true, result: fields, evidence: { engines: fields.engines, seq: fields.seq }, ...fields };
   });
   const [, tableTime] = time(() => {

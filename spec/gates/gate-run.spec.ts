@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordResults, runGates, type GateRunResult } from '../../engine/gates/run/index.js';
-import { ledgerFiles, loadBoard } from '../../engine/lifecycle/index.js';
+import { appendEvidence, contractMatrix, ledgerAdmission, ledgerFiles, loadBoard, readHead } from '../../engine/lifecycle/index.js';
+import { loadRegistry } from '../../engine/registry/index.js';
 import { brokenAdapters, brokenManager, copyRegistry } from './support.js';
 
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
@@ -47,18 +48,45 @@ describe('gates/run: gate run --all --record on a copy of the embedded registry'
     assert.equal(lines(files.ledger), n);
   });
 
-  it('records one gate.result per cell bound to the adapter manifest hash and no engine release, with equal input hashes', () => {
+  it("appends nothing when the ledger would refuse the last cell's result (OKV4405)", () => {
+    const n = lines(files.ledger);
+    const head = readHead(files);
+    const ran = run.cells.filter((c) => c.status !== 'skip');
+    const last = ran.at(-1)!;
+    // The last cell names a gate the registry does not hold: every earlier result is admissible.
+    const refusedLast = { ...run, cells: run.cells.map((c) => (c === last ? { ...c, gate: 'gate.runtime.not-in-the-registry' } : c)) };
+    const r = recordResults(refusedLast, { registry, actor: 'spec', cwd: registry.root, env: { ORBITKV_CACHE_DIR: '' } });
+    assert.deepEqual(r.diagnostics.map((d) => d.code), ['OKV4405', 'OKV4002']);
+    assert.equal(r.diagnostics[0]!.contract, 'gate.runtime.not-in-the-registry');
+    assert.equal(r.appended.length, 0);
+    assert.equal(lines(files.ledger), n);
+    assert.deepEqual(readHead(files), head);
+  });
+
+  it('records one gate.result per cell, marked as run on a stand-in on a CPU and bound to the pins of the engines it exercised and the adapter manifest hash, with equal input hashes', () => {
     const n = lines(files.ledger);
     const r = recordResults(run, { registry, actor: 'spec', cwd: registry.root, env: { ORBITKV_CACHE_DIR: '' } });
     assert.deepEqual(r.diagnostics, []);
     const ran = run.cells.filter((c) => c.status !== 'skip');
     assert.equal(r.appended.length, ran.length);
     assert.equal(lines(files.ledger), n + ran.length);
-    const last = JSON.parse(readFileSync(files.ledger, 'utf8').trim().split('\n').at(-1)!) as { profile: { engines: object; adapter: string }; data: { hashes: { before: string; after: string }; note: string } };
-    assert.deepEqual(last.profile.engines, {});
-    assert.equal(last.profile.adapter, run.adapter);
-    assert.equal(last.data.hashes.before, last.data.hashes.after);
-    assert.match(last.data.note, /stand-in engine on a CPU/);
+    type Line = { subject: string; profile: { engines: Record<string, { version: string; commit?: string }>; adapter: string }; data: { hashes: { before: string; after: string }; note: string; where?: object } };
+    const written = readFileSync(files.ledger, 'utf8').trim().split('\n').slice(n).map((l) => JSON.parse(l) as Line);
+    for (const [i, rec] of written.entries()) {
+      const cell = ran[i]!;
+      assert.deepEqual(rec.data.where, { engine: 'stand-in', device: 'cpu' }, rec.subject);
+      const engines = cell.engines.length > 0 ? cell.engines : run.adapterEngines;
+      assert.deepEqual(Object.keys(rec.profile.engines).sort(), engines, `${rec.subject} [${cell.cell}]`);
+      for (const e of engines) {
+        const pin = registry.engine(e)!;
+        assert.deepEqual(rec.profile.engines[e], { version: pin.version, ...(pin.commit ? { commit: pin.commit } : {}) });
+      }
+      assert.equal(rec.profile.adapter, run.adapter);
+      assert.equal(rec.data.hashes.before, rec.data.hashes.after);
+      assert.match(rec.data.note, /stand-in engine on a CPU/);
+    }
+    // Results are bound to the engines each cell exercised: one for most, every engine for the packaging checks.
+    assert.ok(ran.some((c) => c.engines.length === 1) && ran.some((c) => c.engines.length === run.adapterEngines.length && run.adapterEngines.length > 1));
   });
 
   it('the board then shows the CPU runtime gates passed, every kept hook still kept, and no real-engine gate passed', () => {
@@ -73,6 +101,34 @@ describe('gates/run: gate run --all --record on a copy of the embedded registry'
     const { renderAdapters } = await import('../../generators/index.js');
     const manifest = renderAdapters(registry, { wheel: true }).files.find((f) => f.path === 'MANIFEST.json')!;
     assert.equal(run.adapter, createHash('sha256').update(manifest.bytes).digest('hex'));
+  });
+
+  it("explain's matrix says a stand-in ran each recorded cell", () => {
+    const { loaded } = loadBoard(registry, files);
+    const m = contractMatrix(registry, loaded.state, 'gate.runtime.lookup-states')!;
+    assert.ok(m.cells.length > 0);
+    for (const c of m.cells) assert.match(c.profile, /on an engine stand-in$/, c.cell);
+  });
+
+  it('a pin change (the engine contract moved first) sends the CPU gates that ran against that engine back to pending, and no others', () => {
+    const ran = run.cells.filter((c) => c.status !== 'skip');
+    const boundTo = (gate: string, engine: string) => ran.some((c) => c.gate === gate && (c.engines.length > 0 ? c.engines : run.adapterEngines).includes(engine));
+    const cpu = registry.ofKind('gate').filter((x) => x.scenario.runner === 'orbitkv' && !x.environment.gpu).map((g) => g.id);
+    const sent = cpu.filter((g) => boundTo(g, 'vllm'));
+    const kept = cpu.filter((g) => !boundTo(g, 'vllm'));
+    assert.ok(sent.length > 0 && kept.length > 0, `${sent.length} gates ran against vllm, ${kept.length} did not`);
+    const file = join(registry.root, 'engines', 'engine.vllm.yaml');
+    const pin = registry.engine('vllm')!;
+    const commit = 'c'.repeat(40);
+    writeFileSync(file, readFileSync(file, 'utf8').split(pin.version).join('0.31.1').split(pin.commit!).join(commit));
+    const moved = loadRegistry(registry.root).registry;
+    assert.equal(moved.engine('vllm')!.version, '0.31.1');
+    const added = appendEvidence(files, { actor: 'spec', type: 'pin.changed', subject: 'engine.vllm', data: { version: '0.31.1', commit } } as never, ledgerAdmission(moved, files));
+    assert.deepEqual(added.diagnostics, []);
+    const board = loadBoard(moved, files).board;
+    const state = (id: string) => board.rows.find((r) => r.id === id)!.state;
+    for (const g of sent) assert.equal(state(g), 'pending', g);
+    for (const g of kept) assert.equal(state(g), 'passed', g);
   });
 });
 

@@ -11,13 +11,14 @@ import { embeddedRegistryDir, loadRegistry } from '../../engine/registry/index.j
 import { REPO } from './support.js';
 
 const embedded = () => loadRegistry(embeddedRegistryDir()).registry;
-const result = (engines: string[]): CellResult => ({ pass: true, adapter: 'a'.repeat(64), hashes: 'equal', engines, independent: false, seq: 1, actor: 'ci' });
+const result = (engines: string[], standIn: boolean): CellResult => ({ pass: true, adapter: 'a'.repeat(64), hashes: 'equal', engines, standIn, independent: false, seq: 1, actor: 'ci' });
 
 describe('lifecycle/cell-pass: a stand-in run never passes a gate that needs the real engine', () => {
-  it('a pass bound to no engine release passes an adapter gate but not an engine-and-adapter gate', () => {
-    assert.equal(cellResultBlocker(result([]), 'adapter'), undefined);
-    assert.match(cellResultBlocker(result([]), 'engine-and-adapter') ?? '', /stand-in engine/);
-    assert.equal(cellResultBlocker(result(['vllm']), 'engine-and-adapter'), undefined);
+  it('a pass marked as run on a stand-in passes an adapter gate but not an engine-and-adapter gate, whatever pins it names', () => {
+    assert.equal(cellResultBlocker(result(['vllm'], true), 'adapter'), undefined);
+    assert.match(cellResultBlocker(result(['vllm'], true), 'engine-and-adapter') ?? '', /stand-in/);
+    assert.match(cellResultBlocker(result([], true), 'engine-and-adapter') ?? '', /stand-in/);
+    assert.equal(cellResultBlocker(result(['vllm'], false), 'engine-and-adapter'), undefined);
   });
 });
 

@@ -129,6 +129,11 @@ export interface CellContext {
   managerSpec: ManagerSpec;
   /** A Python engine stand-in using the generated client, connected to `manager`. */
   engine(manager: ManagerProcess | null, o?: EngineOptions): Promise<EngineStandIn>;
+  /**
+   * Says the cell exercised the adapter of `engine` without starting a stand-in (a packaging
+   * check): its result is bound to that engine's pin, as it is for every stand-in started.
+   */
+  uses(engine: string): void;
   /** States what must hold; returns `ok`. */
   check(ok: boolean, what: string, detail?: unknown): boolean;
   sleep(ms: number): Promise<void>;
@@ -140,6 +145,8 @@ export type ScenarioRun = (ctx: CellContext) => Promise<void>;
 
 export interface CellVerdict {
   pass: boolean;
+  /** The engines whose adapters the cell exercised (sorted): the pins its result is bound to. */
+  engines: string[];
   checks: Check[];
   error?: string;
   ms: number;
@@ -180,6 +187,7 @@ export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<
   const owned: ManagerProcess[] = [];
   const engines: EngineStandIn[] = [];
   const bare: StandIn[] = [];
+  const exercised = new Set<string>();
   const tag = randomBytes(4).toString('hex');
   const cellName = Object.entries(o.cell).map(([k, v]) => `${k}=${v}`).join(',') || '-';
   const ctx: CellContext = {
@@ -194,6 +202,7 @@ export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<
     engine: async (manager, e = {}) => {
       const adapter = (e.engine ? o.workspace.adapters.find((a) => a.engine === e.engine) : undefined) ?? o.workspace.adapters[0];
       if (!adapter) throw new Error('the registry generated no adapter package');
+      exercised.add(adapter.engine);
       const process = await StandIn.start({ python: o.workspace.python, agentPath: o.workspace.agentPath, packageName: adapter.importName, path: [...(e.path ?? []), o.workspace.site], ...(e.env ? { env: e.env } : {}) });
       bare.push(process);
       const pages = e.pages ?? 32;
@@ -209,6 +218,7 @@ export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<
       engines.push(engine);
       return engine;
     },
+    uses: (engine) => void exercised.add(engine),
     check: (ok, what, detail) => {
       checks.push({ what, ok, ...(detail !== undefined && !ok ? { detail: short(detail)! } : {}) });
       return ok;
@@ -233,5 +243,5 @@ export async function runCell(run: ScenarioRun, o: { gate: string; cell: Record<
     await Promise.all(owned.map((m) => m.stop()));
   }
   const pass = error === undefined && checks.length > 0 && checks.every((c) => c.ok);
-  return { pass, checks, ...(error !== undefined ? { error } : checks.length === 0 ? { error: 'the scenario checked nothing' } : {}), ms: Date.now() - started };
+  return { pass, engines: [...exercised].sort(), checks, ...(error !== undefined ? { error } : checks.length === 0 ? { error: 'the scenario checked nothing' } : {}), ms: Date.now() - started };
 }

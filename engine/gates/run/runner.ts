@@ -20,6 +20,8 @@ export interface CellOutcome {
   cell: string;
   values: Record<string, string>;
   status: 'pass' | 'fail' | 'skip';
+  /** The engines whose adapters it exercised (none for a cell that did not run). */
+  engines: string[];
   /** Why a skipped cell did not run. */
   skip?: string;
   checks: Check[];
@@ -33,6 +35,8 @@ export interface GateRunResult {
   after: InputDigests | null;
   /** sha256 of the generated adapter manifest: the profile's adapter hash. */
   adapter: string | null;
+  /** The engines the run generated adapters for (a cell that exercised none is bound to them all). */
+  adapterEngines: string[];
   /** Where the run ran, as the records say it. */
   place: string;
   diagnostics: Diagnostic[];
@@ -72,9 +76,9 @@ export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
     const chosen = g.cells.filter((c) => o.cells!(g.gate.id, c.key));
     return chosen.length === 0 ? { ...g, skip: 'not selected' } : { ...g, cells: chosen };
   });
-  const skipped = (g: PlannedGate): CellOutcome[] => g.cells.map((c) => ({ gate: g.gate.id, cell: c.key, values: c.values, status: 'skip', skip: g.skip!, checks: [], ms: 0 }));
+  const skipped = (g: PlannedGate): CellOutcome[] => g.cells.map((c) => ({ gate: g.gate.id, cell: c.key, values: c.values, status: 'skip', engines: [], skip: g.skip!, checks: [], ms: 0 }));
   const runnable = gates.filter((g) => g.skip === null);
-  const base = { before: null, after: null, adapter: null, place: '', diagnostics };
+  const base = { before: null, after: null, adapter: null, adapterEngines: [], place: '', diagnostics };
   if (diagnostics.length > 0) return { ...base, cells: [], ms: Date.now() - started };
   if (runnable.length === 0) return { ...base, cells: gates.flatMap(skipped), ms: Date.now() - started };
   const python = o.python ?? process.env['ORBITKV_PYTHON'] ?? 'python3';
@@ -104,7 +108,8 @@ export async function runGates(o: GateRunOptions): Promise<GateRunResult> {
     }));
     const after = inputDigests(o.registry.root, ws.manifest);
     const cells = gates.flatMap((g) => (g.skip === null ? results.get(g)! : skipped(g)));
-    return { cells, before, after, adapter, place, diagnostics, ms: Date.now() - started };
+    const adapterEngines = [...new Set(ws.adapters.map((a) => a.engine))].sort();
+    return { cells, before, after, adapter, adapterEngines, place, diagnostics, ms: Date.now() - started };
   } finally {
     ws.dispose();
   }
@@ -135,14 +140,14 @@ async function runGate(g: PlannedGate, ws: Workspace, pool: ManagerPool, accepts
     try {
       run = await g.load!();
     } catch (error) {
-      return g.cells.map((c) => ({ gate: g.gate.id, cell: c.key, values: c.values, status: 'fail', checks: [], error: `the scenario could not be loaded: ${(error as Error).message}`, ms: 0 }));
+      return g.cells.map((c) => ({ gate: g.gate.id, cell: c.key, values: c.values, status: 'fail', engines: [], checks: [], error: `the scenario could not be loaded: ${(error as Error).message}`, ms: 0 }));
     }
     for (const c of g.cells) {
       const label = `${g.gate.id} [${c.key}]`;
       progress?.started(label);
       const v = await runCell(run, { gate: g.gate.id, cell: c.values, params: c.params, workspace: ws, pool, accepts, ...(g.manager ? { managerSpec: g.manager } : {}) });
       progress?.finished(label);
-      out.push({ gate: g.gate.id, cell: c.key, values: c.values, status: v.pass ? 'pass' : 'fail', checks: v.checks, ...(v.error !== undefined ? { error: v.error } : {}), ms: v.ms });
+      out.push({ gate: g.gate.id, cell: c.key, values: c.values, status: v.pass ? 'pass' : 'fail', engines: v.engines, checks: v.checks, ...(v.error !== undefined ? { error: v.error } : {}), ms: v.ms });
     }
   }
   return out;

@@ -12,6 +12,7 @@ export const run: ScenarioRun = async (ctx) => {
   const adapters = ctx.workspace.adapters;
   ctx.check(adapters.length > 0, 'the registry generates at least one adapter wheel');
   for (const a of adapters) {
+    ctx.uses(a.engine);
     const bytes = readFileSync(a.wheel);
     const findings = checkWheel(ctx.workspace.registry, bytes, a.wheel).filter((d) => d.severity === 'error');
     ctx.check(findings.length === 0, `${a.distribution}: the wheel passes package-check`, findings.map((d) => `${d.code} ${d.message}`));

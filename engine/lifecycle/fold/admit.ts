@@ -71,8 +71,10 @@ export function ledgerAdmission(registry: Registry, files: LedgerFiles, options:
   return {
     trust,
     onRecord: (record) => void folder.push(record),
+    // Called once per record of a batch: the first call ends the fold of the ledger, and each
+    // admitted record is folded into it (`admitRecord`), so the next one is judged after it.
     check: (record, end) => {
-      finished = folder.finish();
+      finished ??= folder.finish();
       finished.position = end;
       return admitRecord(registry, finished, record, options.now?.() ?? Date.now());
     },

@@ -370,15 +370,16 @@ export function recordEvents(world: World, state: FoldState, authors: Set<string
       const hashes = hashStanding(record as EvidenceRecordOf<'gate.result'>);
       // One literal per shape (with or without an adapter): no spreads, no properties added later.
       const engines = profile.engines;
+      const standIn = record.data.where?.engine === 'stand-in';
       const actor = record.actor;
       const key = slotKey(gate.id, cell);
       let event: EventOf<'gate.result'>;
       if (adapter) {
-        const result: CellResult = { pass, hashes, engines, independent, seq, actor, adapter };
+        const result: CellResult = { pass, hashes, engines, standIn, independent, seq, actor, adapter };
         const evidence: IndependentEvidence = { engines, seq, adapter };
         event = { type: 'gate.result', seq, gate: gate.id, cell, key, result, evidence, pass, hashes, engines, onPins: profile.onPins, independent, actor, adapter };
       } else {
-        const result: CellResult = { pass, hashes, engines, independent, seq, actor };
+        const result: CellResult = { pass, hashes, engines, standIn, independent, seq, actor };
         const evidence: IndependentEvidence = { engines, seq };
         event = { type: 'gate.result', seq, gate: gate.id, cell, key, result, evidence, pass, hashes, engines, onPins: profile.onPins, independent, actor };
       }

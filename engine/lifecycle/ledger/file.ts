@@ -156,46 +156,84 @@ export interface Admission {
  * Nothing is written when anything fails, nor when the lock's lease was lost meanwhile.
  */
 export function appendEvidence(files: LedgerFiles, draft: StampableDraft, admission: Admission): AppendResult {
+  const batch = appendEvidenceBatch(files, [draft], admission);
+  return batch.records[0] ? { record: batch.records[0], diagnostics: batch.diagnostics } : { diagnostics: batch.diagnostics };
+}
+
+export interface BatchAppendResult {
+  /** Every record appended, in order: all of the drafts, or none. */
+  records: EvidenceRecord[];
+  diagnostics: Diagnostic[];
+  /** The index of the draft refused, when one was (nothing was appended then). */
+  refused?: number;
+}
+
+/**
+ * Appends several records as one batch, all or none, under one hold of the ledger lock: the
+ * ledger is checked once, each draft is sealed onto the one before it and judged by the
+ * admission with every earlier draft of the batch already folded in (`check` is called once per
+ * draft, in order), and only when every one is admitted are all the lines written with one
+ * `write`, fsynced, and the head moved onto the last. A refusal (or a lost lease) writes nothing,
+ * so no committed record is ever taken back. The records share the time stamped under the lock.
+ */
+export function appendEvidenceBatch(files: LedgerFiles, drafts: readonly StampableDraft[], admission: Admission): BatchAppendResult {
+  if (drafts.length === 0) return { records: [], diagnostics: [] };
   mkdirSync(dirname(files.ledger), { recursive: true });
-  const outcome = withLock(files.lock, (lease: Lease): AppendResult => {
+  const outcome = withLock(files.lock, (lease: Lease): BatchAppendResult => {
     const digest = createHash('sha256');
     const read = scanLedgerFile(files, { digest, progress: lease.renew, ...(admission.trust ? { trust: admission.trust } : {}) }, admission.onRecord);
-    if (read.diagnostics.length) return { diagnostics: read.diagnostics };
+    if (read.diagnostics.length) return { records: [], diagnostics: read.diagnostics };
     lease.renew();
     // Stamped under the lock, so concurrent appenders never record time going backwards.
-    const at = draft.at ?? new Date().toISOString();
-    let body = { ...draft, at, seq: read.end.seq + 1, prev: read.end.hash } as Record<string, unknown>;
-    if (admission.sign) {
-      const signed = admission.sign(body);
-      if ('code' in signed) return { diagnostics: [signed] };
-      body = { ...body, signature: signed.signature };
+    const now = new Date().toISOString();
+    const vet = trustVetter(admission.trust ?? loadTrust(files.signers), files.ledger);
+    const records: EvidenceRecord[] = [];
+    const lines: string[] = [];
+    const warnings: Diagnostic[] = [];
+    let tail: LedgerPosition = read.end;
+    for (const [index, draft] of drafts.entries()) {
+      let body = { ...draft, at: draft.at ?? now, seq: tail.seq + 1, prev: tail.hash } as Record<string, unknown>;
+      if (admission.sign) {
+        const signed = admission.sign(body);
+        if ('code' in signed) return { records: [], diagnostics: [signed], refused: index };
+        body = { ...body, signature: signed.signature };
+      }
+      const { line, hash } = sealLine(body);
+      const record = { ...body, hash } as unknown as EvidenceRecord;
+      // The record must pass the scan's own trust check, or the ledger would refuse itself after this append.
+      const untrusted = vet(record, tail.line + 1);
+      if (untrusted) return { records: [], diagnostics: [untrusted], refused: index };
+      const problems = admission.check(record, tail);
+      if (problems.some((d) => d.severity === 'error')) return { records: [], diagnostics: problems, refused: index };
+      warnings.push(...problems);
+      records.push(record);
+      lines.push(`${line}\n`);
+      tail = { seq: record.seq, hash: record.hash, at: record.at, offset: tail.offset + Buffer.byteLength(line) + 1, line: tail.line + 1, prev: record.prev };
+      lease.renew();
     }
-    const { line, hash } = sealLine(body);
-    const record = { ...body, hash } as unknown as EvidenceRecord;
-    // The record must pass the scan's own trust check, or the ledger would refuse itself after this append.
-    const untrusted = trustVetter(admission.trust ?? loadTrust(files.signers), files.ledger)(record, read.end.line + 1);
-    if (untrusted) return { diagnostics: [untrusted] };
-    const problems = admission.check(record, read.end);
-    if (problems.some((d) => d.severity === 'error')) return { diagnostics: problems };
-    if (!lease.held()) return { diagnostics: [diagnose('ledgerLockLost', { file: files.lock })] };
+    if (!lease.held()) return { records: [], diagnostics: [diagnose('ledgerLockLost', { file: files.lock })] };
     // The head first names the end just scanned (the genesis head on an empty ledger, a record an
-    // interrupted append left unanchored): a kill after the line's fsync then leaves it one behind.
+    // interrupted append left unanchored). Then each line is synced and anchored before the next is
+    // written, so a kill anywhere leaves the head on the last record or the one before it (a crash
+    // can keep a prefix of a batch; a refusal keeps none of it).
     if (!read.head || read.head.seq !== read.end.seq) writeHeadFile(files.head, { seq: read.end.seq, hash: read.end.hash });
-    const bytes = Buffer.from(`${line}\n`);
     const fd = openSync(files.ledger, 'a');
     try {
-      const written = writeSync(fd, bytes);
-      if (written !== bytes.length) throw new Error(`short write to ${files.ledger}: ${written} of ${bytes.length} bytes`);
-      fsyncSync(fd);
+      for (const [i, text] of lines.entries()) {
+        const bytes = Buffer.from(text);
+        const written = writeSync(fd, bytes);
+        if (written !== bytes.length) throw new Error(`short write to ${files.ledger}: ${written} of ${bytes.length} bytes`);
+        fsyncSync(fd);
+        writeHeadFile(files.head, { seq: records[i]!.seq, hash: records[i]!.hash });
+      }
     } finally {
       closeSync(fd);
     }
-    writeHeadFile(files.head, { seq: record.seq, hash: record.hash });
-    const end: LedgerPosition = { seq: record.seq, hash: record.hash, at: record.at, offset: read.end.offset + bytes.length, line: read.end.line + 1, prev: record.prev };
-    admission.committed?.(record, end, digest.update(bytes).digest('hex'));
-    return { record, diagnostics: problems };
+    const last = records[records.length - 1]!;
+    admission.committed?.(last, tail, digest.update(lines.join('')).digest('hex'));
+    return { records, diagnostics: warnings };
   });
-  return 'code' in outcome ? { diagnostics: [outcome] } : outcome;
+  return 'code' in outcome ? { records: [], diagnostics: [outcome] } : outcome;
 }
 
 /**

@@ -1,6 +1,6 @@
 export { GENESIS, canonicalJson, sealLine, unsealLine, sha256 } from './canonical.js';
 export { type LedgerPosition, type LedgerRead, type ParseOptions, LEDGER_START, parseLedger } from './read.js';
-export { type LedgerFiles, type LedgerHead, type AppendResult, type StampableDraft, ledgerFiles, readLedgerFile, scanLedgerFile, readHead, appendEvidence, repairTornLine } from './file.js';
+export { type LedgerFiles, type LedgerHead, type AppendResult, type BatchAppendResult, type StampableDraft, ledgerFiles, readLedgerFile, scanLedgerFile, readHead, appendEvidence, appendEvidenceBatch, repairTornLine } from './file.js';
 export { type LedgerScan, type LedgerSource, type ScanOptions, scanLedger, bufferSource } from './scan.js';
 export { withLock } from './lock.js';
 export { validateRecord } from './validate.js';

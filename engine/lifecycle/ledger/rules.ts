@@ -13,7 +13,8 @@ export type FieldShape =
   | { is: 'cell' }
   | { is: 'files' }
   | { is: 'hashes' }
-  | { is: 'citation' };
+  | { is: 'citation' }
+  | { is: 'where' };
 
 interface TypeRule {
   /** Contract kinds the subject may have; empty: any kind. */
@@ -40,7 +41,7 @@ export const EVIDENCE_RULES: Record<EvidenceType, TypeRule> = {
   'adapter.consumed-replacement': { subjects: ['hook', 'gap'], profile: 'required', data: { condition: [{ is: 'index' }, true], release: [{ is: 'release' }, false], adapterVersion: [text, true] } },
   'verify.target': { subjects: ['hook', 'interface'], profile: 'engines', data: { result: [{ is: 'enum', values: ['present', 'missing', 'signature-changed', 'unresolvable-statically'] }, true], files: [{ is: 'files' }, true] } },
   'verify.assertion': { subjects: ['gap'], profile: 'engines', data: { result: [{ is: 'enum', values: ['holds', 'no-longer-holds', 'unresolvable'] }, true], files: [{ is: 'files' }, true] } },
-  'gate.result': { subjects: ['gate'], profile: 'optional', data: { result: [{ is: 'enum', values: ['pass', 'fail'] }, true], cell: [{ is: 'cell' }, false], hashes: [{ is: 'hashes' }, false], hashesKept: [text, false], artifacts: [text, false] } },
+  'gate.result': { subjects: ['gate'], profile: 'optional', data: { result: [{ is: 'enum', values: ['pass', 'fail'] }, true], cell: [{ is: 'cell' }, false], hashes: [{ is: 'hashes' }, false], hashesKept: [text, false], artifacts: [text, false], where: [{ is: 'where' }, false] } },
   'gate.acceptance': { subjects: ['gate'], profile: 'engines', data: { verdict: [{ is: 'enum', values: ['accepted', 'rejected'] }, true] } },
   'hook.removed': { subjects: ['hook'], profile: 'required', data: { adapterVersion: [text, true] } },
   'optimization.dropped': { subjects: ['hook'], profile: 'required', data: { adapterVersion: [text, true] } },

@@ -117,5 +117,9 @@ function shapeProblem(shape: FieldShape, value: unknown): string | undefined {
       const c = value as { document?: unknown; section?: unknown } | null;
       return c && typeof c === 'object' && isText(c.document) && isText(c.section) && Object.keys(c).length === 2 ? undefined : '{document, section}';
     }
+    case 'where': {
+      const w = value as { engine?: unknown; device?: unknown } | null;
+      return w && typeof w === 'object' && (w.engine === 'stand-in' || w.engine === 'real') && isText(w.device) && Object.keys(w).length === 2 ? undefined : "{engine: 'stand-in' | 'real', device}";
+    }
   }
 }

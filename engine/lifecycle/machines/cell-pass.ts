@@ -9,14 +9,15 @@ export type HashRequirement = 'engine-and-adapter' | 'adapter' | 'none';
  * the gate asks for hashes, the ledger holds equal before/after hashes and the adapter hash of
  * the profile. Hashes kept outside the ledger are recorded but cannot be checked, so they do not
  * pass a cell. A gate whose evidence hashes the engine installation (`engine-and-adapter`) needs
- * the real engine: a result bound to no engine release (what `orbitkv gate run` records from its
- * stand-in engines) passes none of its cells. Returns why the cell did not pass, or undefined.
+ * the real engine: a result marked as run on an engine stand-in (`data.where.engine`, which
+ * `orbitkv gate run` always writes; its profile names the pins the stand-in presented, so a pin
+ * change voids it like any other) passes none of its cells. Returns why the cell did not pass, or undefined.
  * Which adapter a removal needs, and independent acceptance, are conditions of their own on top.
  */
 export function cellResultBlocker(result: CellResult | null | undefined, hashes: HashRequirement): string | undefined {
   if (!result) return 'no result on the current pins';
   if (!result.pass) return 'failed';
-  if (hashes === 'engine-and-adapter' && result.engines.length === 0) return 'ran on no engine release (a stand-in engine); the gate needs the real engine';
+  if (hashes === 'engine-and-adapter' && result.standIn) return 'ran on an engine stand-in; the gate needs the real engine';
   if (hashes === 'none') return undefined;
   if (result.hashes === 'differ') return 'before/after hashes differ';
   if (result.hashes === 'kept') return 'before/after hashes kept outside the ledger (unchecked)';

@@ -22,6 +22,8 @@ export interface CellResult {
   hashes: HashStanding;
   /** Engines the result's profile is bound to: a pin change of any of them voids it. */
   engines: string[];
+  /** It ran on an engine stand-in (`data.where.engine`), which presents the pins without being the engine. */
+  standIn: boolean;
   independent: boolean;
   seq: number;
   actor: string;

@@ -44,9 +44,10 @@ export interface ContractMatrix {
 
 const short = (hash: string | undefined) => (hash ? hash.slice(0, 12) : '-');
 
-function profileText(pins: Record<string, Pin>, engines: readonly string[], adapter: string | undefined): string {
-  const parts = engines.map((e) => `${e} ${pins[e]?.version ?? '?'}`);
-  parts.push(`adapter ${short(adapter)}`);
+function profileText(pins: Record<string, Pin>, r: { engines: readonly string[]; adapter?: string; standIn: boolean }): string {
+  const parts = r.engines.map((e) => `${e} ${pins[e]?.version ?? '?'}`);
+  parts.push(`adapter ${short(r.adapter)}`);
+  if (r.standIn) parts.push('on an engine stand-in');
   return parts.join(', ');
 }
 
@@ -62,7 +63,7 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string, 
     const cells: MatrixCell[] = ctx.spec.cells.map((cell) => {
       const r = ctx.results[cell];
       const blocker = gateCellBlocker(ctx, cell);
-      return matrixCell('gate', id, cell, r, r ? describe(fold.pins, r.engines, r.adapter) : '-', blocker, ctx.spec.independent);
+      return matrixCell('gate', id, cell, r, r ? describe(fold.pins, r) : '-', blocker, ctx.spec.independent);
     });
     return { id, kind: contract.kind, state: folded.value, conditions: [], cells };
   }
@@ -87,7 +88,7 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string, 
       const r = ctx.results[cell.slot];
       const blocker = cellBlocker(ctx, cell, common);
       if (common === undefined && cell.hashes !== 'none' && !blocker) common = r?.adapter;
-      return matrixCell(p, cell.gate, cell.cell, r, r ? describe(fold.pins, r.engines, r.adapter) : '-', blocker, cell.independent);
+      return matrixCell(p, cell.gate, cell.cell, r, r ? describe(fold.pins, r) : '-', blocker, cell.independent);
     });
   };
   const cells = [...cellRows(spec.cells, path, adapter), ...cellRows(spec.dropCells, 'drop', undefined)];
