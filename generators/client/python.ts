@@ -343,13 +343,7 @@ class Ticket:
 
     def wait(self, timeout):
         """The result, waiting up to timeout seconds; None if still pending then."""
-        deadline = time.monotonic() + timeout
-        while self.poll() is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            self._client._pump(min(left, 0.05))
-        return self._result
+        return _wait(self._client, self.poll, timeout)
 
     def _settle(self):
         reply = self._reply
@@ -374,6 +368,19 @@ class Ticket:
         return {"ticket": result.ticket, "grant": result.grant}
 
 
+def _wait(client, poll, timeout):
+    """poll() until it gives a result, pumping the connection; None once timeout seconds passed."""
+    deadline = time.monotonic() + timeout
+    result = poll()
+    while result is None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        client._pump(min(left, 0.05))
+        result = poll()
+    return result
+
+
 class Operation:
     """A save (or any request answered once its I/O has settled): poll() never waits."""
 
@@ -392,13 +399,8 @@ class Operation:
         return self.poll() is not None
 
     def wait(self, timeout):
-        deadline = time.monotonic() + timeout
-        while self.poll() is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            self._client._pump(min(left, 0.05))
-        return self._result
+        """The result, waiting up to timeout seconds; None if still pending then."""
+        return _wait(self._client, self.poll, timeout)
 
 
 class Restore(Operation):
