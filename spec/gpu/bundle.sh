@@ -6,9 +6,14 @@ cd "$(dirname "$0")/../.."
 mkdir -p .gpu-bundle
 node_modules/.bin/esbuild spec/gpu/gpu-checks.ts --bundle --platform=node --format=esm --target=node20 --outfile=.gpu-bundle/gpu-checks.mjs --log-level=warning
 node_modules/.bin/esbuild spec/gpu/vmm-peer.ts --bundle --platform=node --format=esm --target=node20 --outfile=.gpu-bundle/vmm-peer.mjs --log-level=warning
-node_modules/.bin/esbuild spec/gpu/doctor.ts --bundle --platform=node --format=esm --target=node20 --outfile=.gpu-bundle/doctor.mjs --log-level=warning
-# yaml's CommonJS build requires node builtins: give the ESM bundle a require.
+# yaml's and ts-morph's CommonJS builds require node builtins: give those ESM bundles a require.
+banner="import { createRequire as __okvRequire } from 'node:module'; import { fileURLToPath as __okvPath } from 'node:url'; const require = __okvRequire(import.meta.url); const __filename = __okvPath(import.meta.url);"
+node_modules/.bin/esbuild spec/gpu/doctor.ts --bundle --platform=node --format=esm --target=node20 --outfile=.gpu-bundle/pkg/doctor/doctor.mjs --log-level=warning \
+  --banner:js="$banner"
 node_modules/.bin/esbuild spec/bench/ledger.bench.ts --bundle --platform=node --format=esm --target=node20 --outfile=.gpu-bundle/ledger-bench.mjs --log-level=warning \
-  --banner:js="import { createRequire as __okvRequire } from 'node:module'; const require = __okvRequire(import.meta.url);"
+  --banner:js="$banner"
+# The doctor finds the shipped schemas and the embedded registry two folders above its own file
+# (as engine/registry/schema.ts does from engine/registry/): give it a copy of contracts/ there.
+rm -rf .gpu-bundle/contracts && cp -r contracts .gpu-bundle/contracts
 # What a run from another checkout needs besides these (see run.sh: ORBITKV_GPU_BUNDLE).
 cp native/build/Release/orbitkv_native.node spec/gpu/gpu_run.py spec/gpu/run.sh .gpu-bundle/
