@@ -211,11 +211,14 @@ describe('runtime/service: saves stream through windows, with one sync and one i
     // The second save's puts never reach the journal (the process "dies" there): its bytes are
     // written and synced, its records are not.
     const commit = ssd.index.commit.bind(ssd.index);
-    ssd.index.commit = (changes) => (changes.some((c) => c.type === 'put') ? new Promise<void>(() => undefined) : commit(changes));
+    let reached = false;
+    ssd.index.commit = (changes) => (changes.some((c) => c.type === 'put') ? ((reached = true), new Promise<void>(() => undefined)) : commit(changes));
     let answered = false;
     void service.save(session, { namespace: NS, hashes: hashes.slice(4, 8), pages: pages.slice(4, 8) }).then(() => (answered = true));
-    for (let i = 0; i < 100; i++) await tick();
-    assert.equal(answered, false);
+    for (let i = 0; i < 1000 && !reached; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(reached, 'the second save reached its commit');
+    for (let i = 0; i < 20; i++) await tick();
+    assert.equal(answered, false, 'not answered while its commit has not happened');
     assert.ok(ssd.counters.writeBytes >= 8 * BLOCK, 'the second save was written');
     void cache;
     // Reopen the tier from disk as a restarted Manager would.
