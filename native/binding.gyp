@@ -15,7 +15,9 @@
         "src/io/pool_io.cc",
         "src/cuda/driver.cc",
         "src/cuda/cuda_binding.cc",
-        "src/cuda/completion_queue.cc"
+        "src/cuda/completion_queue.cc",
+        "src/blocks/crc32c.cc",
+        "src/blocks/block_copy.cc"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

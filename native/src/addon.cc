@@ -7,6 +7,7 @@
 #include "shm/shared_memory.h"
 #include "unix/unix_socket.h"
 #include "cuda/cuda_binding.h"
+#include "blocks/block_copy.h"
 
 namespace orbitkv {
 
@@ -21,6 +22,7 @@ Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   UringRing::Init(env, exports);
   PoolIo::Init(env, exports);
   cuda::InitCuda(env, exports);
+  InitBlockCopy(env, exports);
   exports.Set("liveOps", Napi::Function::New(env, LiveOps, "liveOps"));
   return exports;
 }

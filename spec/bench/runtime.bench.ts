@@ -12,7 +12,9 @@
  *   - what xstate costs per lookup ticket (a pooled actor: OPEN, AGREED, RELEASE) and what a
  *     fresh actor costs, vs a plain object.
  * ORBITKV_BENCH_DIR (default .bench-tmp/) holds the SSD tier; ORBITKV_BENCH_RUNTIME_MIB the bytes
- * moved (default 256); block size 256 KiB.
+ * moved (default 256); block size 256 KiB. ORBITKV_BENCH_RUNTIME_ROWS=data runs only the three
+ * data-path rows (save, DRAM restore, SSD restore); ORBITKV_BENCH_PROFILE_DIR=DIR writes a CPU
+ * profile of each of those Managers there.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
@@ -42,7 +44,8 @@ const PROFILE = (() => {
 
 /** Starts a Manager; on a fresh SSD tier, waits until its data file has grown (so no save waits for it). */
 function serve(fresh = false): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'engine/cli/main.ts'), 'serve', '--socket', socket, '--dram', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--ssd', ssdDir, '--ssd-size', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--block-size', '256k', '--lease-ms', '600000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const prof = process.env['ORBITKV_BENCH_PROFILE_DIR'];
+  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), '--import', 'tsx', join(REPO, 'engine/cli/main.ts'), 'serve', '--socket', socket, '--dram', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--ssd', ssdDir, '--ssd-size', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--block-size', '256k', '--lease-ms', '600000'], { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((ok, fail) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -142,6 +145,15 @@ const ssdRate = await restoreAll(c);
 const fioRead = fio('randread', join(ssdDir, 'blocks.dat'));
 results.push({ name: `restore ${bytes / MiB} MiB SSD→DRAM→pages (restarted)`, unit: 'GB/s', ours: ssdRate / 1e9, peer: fioRead / 1e9, peerName: 'fio randread 256k qd16', ratio: rateRatio(ssdRate, fioRead), target: 0.85 });
 await c.close();
+if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'data') {
+  // Only the data-path rows (save, DRAM restore, SSD restore), while iterating on them.
+  await stop(manager);
+  closeSync(src.fd);
+  closeSync(dst.fd);
+  rmSync(dir, { recursive: true, force: true });
+  printReport('runtime', results);
+  process.exit(0);
+}
 
 // Lookup round trip from Python vs a bare echo over the same socket and framing.
 writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);

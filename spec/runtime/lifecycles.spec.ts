@@ -180,6 +180,7 @@ describe('runtime/lifecycles: restore and save, model-based (@xstate/graph) agai
     for (const p of paths) {
       const stages = new Map<string, Deferred<SaveOutcome>>();
       const persists: { keys: string[]; d: Deferred<Map<string, PersistOutcome>> }[] = [];
+      let failedOnce = false;
       const input: SaveInput = {
         keys: ['k0', 'k1', 'k2', 'k3'],
         window: 2,
@@ -188,10 +189,16 @@ describe('runtime/lifecycles: restore and save, model-based (@xstate/graph) agai
           stages.set(key, d);
           return d.promise;
         },
-        persist: (keys) => {
-          const d = deferred<Map<string, PersistOutcome>>();
+        write: async (keys) => {
           // Only blocks already staged are ever written back.
-          for (const k of keys) assert.ok(stages.get(k)?.settled, `${k} persisted before it was staged`);
+          for (const k of keys) assert.ok(stages.get(k)?.settled, `${k} written before it was staged`);
+          return { outcomes: new Map(keys.map((k) => [k, 'persisted'] as const)), writes: [], failed: new Map(), failure: null };
+        },
+        commit: (wbs) => {
+          const d = deferred<Map<string, PersistOutcome>>();
+          const keys = wbs.flatMap((wb) => [...wb.outcomes.keys()]);
+          // A window is committed only once all its blocks were staged and written.
+          assert.ok(failedOnce || keys.length === 2, `a commit of ${keys.length} blocks`);
           persists.push({ keys, d });
           return d.promise;
         },
@@ -207,6 +214,7 @@ describe('runtime/lifecycles: restore and save, model-based (@xstate/graph) agai
           openStages.forEach((d) => d.resolve('stored'));
           openPersists.forEach((x) => x.d.resolve(new Map(x.keys.map((k) => [k, 'persisted'] as const))));
         } else {
+          failedOnce = true;
           (openPersists[0]?.d ?? openStages[0]!).reject(new Error('EIO'));
           openStages.forEach((d) => !d.settled && d.resolve('stored'));
         }

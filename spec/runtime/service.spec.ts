@@ -164,3 +164,72 @@ describe('runtime/service: saves larger than DRAM', () => {
     await ssd.close();
   });
 });
+
+describe('runtime/service: saves stream through windows, with one sync and one index commit per window', () => {
+  const setup = async (name: string, dramSlots: number) => {
+    const dir = tempDir(name);
+    const ssd = new SsdTier({ dir, slotBytes: BLOCK, slots: 64 });
+    await ssd.preallocation;
+    const cache = new BlockCache(new DramArena(BLOCK, dramSlots), ssd);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    session.pages = { pages: 16, readPage: async (i: number, into: Buffer) => void into.fill(0x10 + i), writePage: async () => undefined, setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
+    return { dir, ssd, cache, service, session };
+  };
+  const hashes = Array.from({ length: 16 }, (_, i) => `w${i}`);
+  const pages = hashes.map((_, i) => i);
+
+  it('a save is answered only once its last window is committed in the index, and each window commits its puts once', async () => {
+    // 16 DRAM slots: windows of 4 blocks, so four windows and four put commits.
+    const { ssd, service, session } = await setup('group-commit', 16);
+    const commit = ssd.index.commit.bind(ssd.index);
+    const puts: number[] = [];
+    let hold: (() => void) | null = null;
+    ssd.index.commit = async (changes) => {
+      const p = changes.filter((c) => c.type === 'put');
+      if (p.length > 0) puts.push(p.length);
+      // The last window's commit waits for the spec.
+      if (puts.reduce((a, b) => a + b, 0) === 16 && p.length > 0) await new Promise<void>((r) => (hold = r));
+      return commit(changes);
+    };
+    let answered = false;
+    const saving = service.save(session, { namespace: NS, hashes, pages }).then((r) => ((answered = true), r));
+    for (let i = 0; i < 1000 && !hold; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(hold, `the last window reached its commit (puts so far: ${puts.join(', ')})`);
+    for (let i = 0; i < 20; i++) await tick();
+    assert.equal(answered, false, 'not answered before the last commit');
+    (hold as unknown as () => void)();
+    assert.deepEqual((await saving).blocks, hashes.map(() => 'stored'));
+    assert.deepEqual(puts, [4, 4, 4, 4], 'one commit of its puts per window');
+    await ssd.close();
+  });
+
+  it('a crash after a window is written but before its commit loses no answered save and serves nothing of the unanswered one', async () => {
+    const { dir, ssd, cache, service, session } = await setup('crash-before-commit', 16);
+    const first = await service.save(session, { namespace: NS, hashes: hashes.slice(0, 4), pages: pages.slice(0, 4) });
+    assert.deepEqual(first.blocks, ['stored', 'stored', 'stored', 'stored']);
+    // The second save's puts never reach the journal (the process "dies" there): its bytes are
+    // written and synced, its records are not.
+    const commit = ssd.index.commit.bind(ssd.index);
+    let reached = false;
+    ssd.index.commit = (changes) => (changes.some((c) => c.type === 'put') ? ((reached = true), new Promise<void>(() => undefined)) : commit(changes));
+    let answered = false;
+    void service.save(session, { namespace: NS, hashes: hashes.slice(4, 8), pages: pages.slice(4, 8) }).then(() => (answered = true));
+    for (let i = 0; i < 1000 && !reached; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(reached, 'the second save reached its commit');
+    for (let i = 0; i < 20; i++) await tick();
+    assert.equal(answered, false, 'not answered while its commit has not happened');
+    assert.ok(ssd.counters.writeBytes >= 8 * BLOCK, 'the second save was written');
+    void cache;
+    // Reopen the tier from disk as a restarted Manager would.
+    const again = new SsdTier({ dir, slotBytes: BLOCK, slots: 64 });
+    const ns = JSON.stringify([NS.model, NS.layout, NS.blockSize]);
+    for (let i = 0; i < 8; i++) assert.equal(again.index.lookup(BlockCache.key(ns, hashes[i]!)) !== undefined, i < 4, `block ${i}: ${i < 4 ? 'answered, kept' : 'unanswered, absent'}`);
+    const restored = new BlockCache(new DramArena(BLOCK, 16), again);
+    for (let i = 0; i < 4; i++) {
+      const v = await restored.inDram(BlockCache.key(ns, hashes[i]!));
+      assert.ok('slot' in v && v.slot.equals(Buffer.alloc(BLOCK, 0x10 + i)), `block ${i} intact`);
+    }
+    await again.close();
+  });
+});

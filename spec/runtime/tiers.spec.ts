@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { SlotPool } from '../../engine/runtime/tiers/slots/index.js';
 import { SsdIndex, RECORD_BYTES, encodeRecord } from '../../engine/runtime/tiers/ssd/index/index.js';
 import { SsdTier } from '../../engine/runtime/tiers/ssd/index.js';
+import { crc32 } from 'node:zlib';
+import { allocAligned, crc32c } from '../../native/index.js';
 import { tempDir } from './support.js';
 
 const key = (n: number) => n.toString(16).padStart(64, '0');
@@ -152,5 +154,57 @@ describe('runtime/tiers: slots and the SSD index', () => {
     bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0xff;
     writeFileSync(file, bytes);
     assert.throws(() => new SsdIndex(dir, 8, 1), (e: NodeJS.ErrnoException) => e.code === 'ECHECKPOINT');
+  });
+});
+
+describe('runtime/tiers: block checksums and group commit', () => {
+  it('a block is verified with the checksum its record names: CRC-32C now, zlib CRC-32 for records written before; a mismatch is false', async () => {
+    const dir = tempDir('checksum-kinds');
+    const ssd = new SsdTier({ dir, slotBytes: 4096, slots: 4 });
+    await ssd.preallocation;
+    const block = allocAligned(4096);
+    block.fill(0x3c);
+    await ssd.write(0, block);
+    await ssd.sync();
+    const into = allocAligned(4096);
+    assert.equal(await ssd.read(0, into, crc32c(block), 4096, 'crc32c'), true);
+    assert.equal(await ssd.read(0, into, crc32(block) >>> 0, 4096, 'crc32'), true);
+    assert.equal(await ssd.read(0, into, crc32(block) >>> 0, 4096, 'crc32c'), false, 'the other kind\'s value does not pass');
+    assert.equal(await ssd.read(0, into, crc32c(block) ^ 1, 4096, 'crc32c'), false);
+    // The kind travels in the record, through the journal and a checkpoint: an old record (kind byte 0) reads as CRC-32.
+    await ssd.index.commit([{ type: 'put', key: key(1), slot: 0, crc: crc32c(block), length: 4096 }]);
+    const journal = join(dir, 'index.journal');
+    const old = Buffer.alloc(RECORD_BYTES);
+    encodeRecord({ type: 'put', key: key(2), slot: 1, crc: 7, length: 4096, seq: 2, sum: 'crc32' }, old);
+    assert.equal(old[5], 0, 'a CRC-32 record has the zero byte records had before the kind');
+    appendFileSync(journal, old);
+    await ssd.close();
+    const again = new SsdTier({ dir, slotBytes: 4096, slots: 4 });
+    assert.equal(again.index.lookup(key(1))?.sum, 'crc32c');
+    assert.equal(again.index.lookup(key(2))?.sum, 'crc32');
+    assert.equal(await again.index.checkpoint(), true);
+    await again.close();
+    const third = new SsdTier({ dir, slotBytes: 4096, slots: 4 });
+    assert.deepEqual([third.index.lookup(key(1))?.sum, third.index.lookup(key(2))?.sum], ['crc32c', 'crc32'], 'a checkpoint keeps each kind');
+    await third.close();
+  });
+
+  it('batches asked for while a commit runs go out together in the next write, in call order, each answered once durable', async () => {
+    const dir = tempDir('group-commit-index');
+    mkdirSync(dir, { recursive: true });
+    const idx = new SsdIndex(dir, 16, 1000);
+    const writes: number[] = [];
+    const write = (idx as unknown as { write: (c: unknown[]) => Promise<void> }).write.bind(idx);
+    (idx as unknown as { write: (c: unknown[]) => Promise<void> }).write = (c) => (writes.push(c.length), write(c));
+    const first = idx.commit([{ type: 'put', key: key(1), slot: 0, crc: 1, length: 1 }]);
+    await new Promise((r) => setImmediate(r));
+    // The first is being written; these three wait for it and then share one write.
+    const rest = [2, 3, 4].map((n) => idx.commit([{ type: 'put', key: key(n), slot: n, crc: n, length: 1 }, ...(n === 3 ? [{ type: 'drop' as const, key: key(2), slot: 2, crc: 0, length: 0 }] : [])]));
+    await Promise.all([first, ...rest]);
+    assert.deepEqual(writes, [1, 4], 'one write for the first, one for the three that waited');
+    await idx.close();
+    const again = new SsdIndex(dir, 16, 1000);
+    assert.deepEqual([1, 2, 3, 4].map((n) => again.lookup(key(n)) !== undefined), [true, false, true, true], 'applied in call order (3 drops 2)');
+    await again.close();
   });
 });

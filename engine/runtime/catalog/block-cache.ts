@@ -6,11 +6,11 @@
  * is a fixed-size window.
  */
 import { hash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
+import { crc32c } from '../../../native/index.js';
 import type { Namespace } from '../protocol/index.js';
 import type { MissReason } from '../records/index.js';
 import type { DramArena } from '../tiers/dram/index.js';
-import type { SsdTier } from '../tiers/ssd/index.js';
+import type { ChecksumKind, SsdTier } from '../tiers/ssd/index.js';
 
 export interface Block {
   key: string;
@@ -18,6 +18,8 @@ export interface Block {
   dram: number;
   ssd: number;
   crc: number;
+  /** How `crc` was computed (CRC-32C for every block staged here; an older index's may be zlib's CRC-32). */
+  sum: ChecksumKind;
   length: number;
   /** Leases, write-backs and restores holding the block in place. */
   pins: number;
@@ -44,9 +46,26 @@ export interface Probe {
   firstMiss: { block: number; reason: MissReason; since?: string } | null;
 }
 
+/** Copies a block's bytes into its DRAM slot; may resolve with their CRC-32C (see `BlockCache.stage`). */
+export type Fill = (into: Buffer) => Promise<number | void>;
+
 export type SaveOutcome = 'stored' | 'deduplicated' | 'dram-full' | 'page-read-failed';
 /** `ssd-full`: every SSD slot is pinned; `ssd-no-space`: the disk (or a file-size limit) refused the write or its index record. */
 export type PersistOutcome = 'persisted' | 'ssd-full' | 'ssd-no-space' | 'ssd-write-failed' | 'dram-only';
+
+interface PendingWrite {
+  block: Block;
+  slot: number;
+}
+
+/** Writes `BlockCache.writeBack` started, for `commitWrites` (opaque to everyone else). */
+export interface WriteBack {
+  /** Blocks settled without a write (already on SSD, gone, no slot, no SSD tier). */
+  readonly outcomes: Map<string, PersistOutcome>;
+  readonly writes: PendingWrite[];
+  readonly failed: Map<PendingWrite, PersistOutcome>;
+  failure: PersistOutcome | null;
+}
 
 const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 const failure = (error: unknown): PersistOutcome => (NO_SPACE.has((error as { code?: string } | null)?.code ?? '') ? 'ssd-no-space' : 'ssd-write-failed');
@@ -62,12 +81,15 @@ export class BlockCache {
   private readonly evicted = new Map<string, string>();
   /** Pending lookups by the staging block they wait on (one entry per waiting ticket at most). */
   private readonly settledListeners = new Map<string, Set<() => void>>();
+  /** Whether SSD I/O into DRAM slots uses the ring's registered (fixed) buffers. */
+  readonly arenaRegistered: boolean;
   readonly counters = { evictionsDram: 0, evictionsSsd: 0, hitsDram: 0, hitsSsd: 0, misses: 0, checksumMisses: 0 };
 
   constructor(readonly dram: DramArena, readonly ssd: SsdTier | null, private readonly evictionMemory = 4096, private readonly clock: () => Date = () => new Date()) {
     this.dramOwner = new Array<string | undefined>(dram.slots);
     this.ssdReserved = new Uint8Array(ssd?.slots ?? 0);
-    if (ssd) for (const [key, e] of ssd.index.entries) this.blocks.set(key, { key, state: 'ready', dram: -1, ssd: e.slot, crc: e.crc, length: e.length, pins: 0, dramBusy: 0, awaitingWriteBack: false });
+    this.arenaRegistered = ssd?.useArena(dram.memory) ?? false;
+    if (ssd) for (const [key, e] of ssd.index.entries) this.blocks.set(key, { key, state: 'ready', dram: -1, ssd: e.slot, crc: e.crc, sum: e.sum, length: e.length, pins: 0, dramBusy: 0, awaitingWriteBack: false });
   }
 
   /** The block's key: sha256 of the namespace id, a newline and the engine's block hash (neither contains a newline). */
@@ -123,10 +145,11 @@ export class BlockCache {
 
   /**
    * Stages a block from pages into DRAM: takes a slot (evicting the least recently used
-   * unpinned block), lets `fill` copy the bytes in, checksums them. A block already stored
-   * is deduplicated without copying.
+   * unpinned block), lets `fill` copy the bytes in, checksums them (CRC-32C: `fill` may resolve
+   * with the CRC-32C of the bytes it wrote, computed in the same pass as its copy; else it is
+   * computed here). A block already stored is deduplicated without copying.
    */
-  async stage(key: string, fill: (into: Buffer) => Promise<void>): Promise<SaveOutcome> {
+  async stage(key: string, fill: Fill): Promise<SaveOutcome> {
     const existing = this.blocks.get(key);
     if (existing?.staging) {
       // Told "deduplicated" only once the block is really stored; if that save fails, this one
@@ -137,7 +160,7 @@ export class BlockCache {
     if (existing) return 'deduplicated';
     const slot = this.takeDram();
     if (slot < 0) return 'dram-full';
-    const block: Block = { key, state: 'staging', dram: slot, ssd: -1, crc: 0, length: this.blockBytes, pins: 0, dramBusy: 1, awaitingWriteBack: this.ssd !== null };
+    const block: Block = { key, state: 'staging', dram: slot, ssd: -1, crc: 0, sum: 'crc32c', length: this.blockBytes, pins: 0, dramBusy: 1, awaitingWriteBack: this.ssd !== null };
     this.blocks.set(key, block);
     this.dramOwner[slot] = key;
     this.evicted.delete(key);
@@ -150,11 +173,12 @@ export class BlockCache {
     }
   }
 
-  private async fillSlot(block: Block, slot: number, fill: (into: Buffer) => Promise<void>): Promise<SaveOutcome> {
+  private async fillSlot(block: Block, slot: number, fill: Fill): Promise<SaveOutcome> {
     const key = block.key;
     const into = this.dram.slot(slot);
+    let crc: number | void;
     try {
-      await fill(into);
+      crc = await fill(into);
     } catch {
       this.blocks.delete(key);
       this.dramOwner[slot] = undefined;
@@ -162,7 +186,7 @@ export class BlockCache {
       this.settled(key);
       return 'page-read-failed';
     }
-    block.crc = crc32(into) >>> 0;
+    block.crc = typeof crc === 'number' ? crc : crc32c(into);
     block.state = 'ready';
     block.dramBusy--;
     this.settled(key);
@@ -170,30 +194,40 @@ export class BlockCache {
   }
 
   /**
-   * DRAM → SSD write-back of staged blocks, then one index commit for all of them. Never
-   * rejects: whatever fails (the drop commit, a write, the fsync, the put commit) is that
-   * block's outcome, and every pin, busy count, reservation and slot taken here is given back
-   * on every path.
+   * DRAM → SSD write-back of staged blocks, then one index commit for all of them
+   * (`writeBack`, then `commitWrites`). Never rejects; see those two.
    */
   async persist(keys: readonly string[]): Promise<Map<string, PersistOutcome>> {
-    const out = new Map<string, PersistOutcome>();
+    return this.commitWrites([await this.writeBack(keys)]);
+  }
+
+  /**
+   * Starts the DRAM → SSD writes of staged blocks: takes an SSD slot per block (evicting the
+   * least recently used unpinned one), drops the records of reused slots first (their own
+   * commit, coalesced with any commit in flight: nothing new points there yet), then writes.
+   * Resolves once every write has settled; never rejects. The blocks stay pinned and their
+   * slots reserved until `commitWrites` is given the result: every write-back is committed
+   * exactly once.
+   */
+  async writeBack(keys: readonly string[]): Promise<WriteBack> {
+    const wb: WriteBack = { outcomes: new Map(), writes: [], failed: new Map(), failure: null };
     const ssd = this.ssd;
     if (!ssd) {
       for (const k of keys) {
         const b = this.blocks.get(k);
         if (b) b.awaitingWriteBack = false;
-        out.set(k, 'dram-only');
+        wb.outcomes.set(k, 'dram-only');
       }
-      return out;
+      return wb;
     }
     // While the data file grows, a save waits for its slots rather than evicting older blocks.
     while (ssd.growing && ssd.pool.freeSlots < keys.length) await ssd.grown();
-    const writes: { block: Block; slot: number; drop: string | undefined }[] = [];
+    const drops: { type: 'drop'; key: string; slot: number; crc: number; length: number }[] = [];
     for (const k of keys) {
       const b = this.blocks.get(k);
       if (b) b.awaitingWriteBack = false;
       if (!b || b.ssd >= 0 || b.dram < 0) {
-        out.set(k, 'persisted');
+        wb.outcomes.set(k, 'persisted');
         continue;
       }
       let dropped: string | undefined;
@@ -205,29 +239,49 @@ export class BlockCache {
         },
       );
       if (slot < 0) {
-        out.set(k, 'ssd-full');
+        wb.outcomes.set(k, 'ssd-full');
         continue;
       }
       b.pins++;
       b.dramBusy++;
       b.ssd = slot;
       this.ssdReserved[slot] = 1;
-      writes.push({ block: b, slot, drop: dropped });
+      wb.writes.push({ block: b, slot });
+      if (dropped !== undefined) drops.push({ type: 'drop', key: dropped, slot, crc: 0, length: 0 });
     }
-    // Written and committed: the rest give their SSD slot back.
-    const committed = new Set<(typeof writes)[number]>();
-    const failed = new Map<(typeof writes)[number], PersistOutcome>();
-    let batchFailure: PersistOutcome = 'ssd-write-failed';
     try {
       // A reused slot's old record is dropped first, in a commit of its own: nothing new points there yet.
-      const drops = writes.filter((w) => w.drop !== undefined).map((w) => ({ type: 'drop' as const, key: w.drop!, slot: w.slot, crc: 0, length: 0 }));
       if (drops.length > 0) await ssd.index.commit(drops);
-      const results = await Promise.allSettled(writes.map((w) => ssd.write(w.slot, this.dram.slot(w.block.dram))));
-      results.forEach((r, i) => r.status === 'rejected' && failed.set(writes[i]!, failure(r.reason)));
-      const written = writes.filter((_, i) => results[i]!.status === 'fulfilled');
-      // The bytes are synced before the index records that name them are committed.
+      const results = await Promise.allSettled(wb.writes.map((w) => ssd.write(w.slot, this.dram.slot(w.block.dram))));
+      results.forEach((r, i) => r.status === 'rejected' && wb.failed.set(wb.writes[i]!, failure(r.reason)));
+    } catch (error) {
+      // The drops were not committed: nothing of this batch was written.
+      wb.failure = failure(error);
+      for (const w of wb.writes) wb.failed.set(w, wb.failure);
+    }
+    return wb;
+  }
+
+  /**
+   * Makes write-backs durable: one sync of the data file for all their written blocks, then
+   * one index commit of their puts (the bytes are synced before the records that name them).
+   * Never rejects: whatever fails (a write, the sync, the commit) is that block's outcome, and
+   * every pin, busy count, reservation and slot `writeBack` took is given back on every path.
+   */
+  async commitWrites(wbs: readonly WriteBack[]): Promise<Map<string, PersistOutcome>> {
+    const out = new Map<string, PersistOutcome>();
+    for (const wb of wbs) for (const [k, o] of wb.outcomes) out.set(k, o);
+    const ssd = this.ssd;
+    const writes = wbs.flatMap((wb) => wb.writes);
+    if (!ssd || writes.length === 0) return out;
+    const failed = new Map<PendingWrite, PersistOutcome>();
+    for (const wb of wbs) for (const [w, o] of wb.failed) failed.set(w, o);
+    const committed = new Set<PendingWrite>();
+    let batchFailure: PersistOutcome = 'ssd-write-failed';
+    try {
+      const written = writes.filter((w) => !failed.has(w));
       if (written.length > 0) await ssd.sync();
-      if (written.length > 0) await ssd.index.commit(written.map((w) => ({ type: 'put' as const, key: w.block.key, slot: w.slot, crc: w.block.crc, length: w.block.length })));
+      if (written.length > 0) await ssd.index.commit(written.map((w) => ({ type: 'put' as const, key: w.block.key, slot: w.slot, crc: w.block.crc, length: w.block.length, sum: w.block.sum })));
       for (const w of written) committed.add(w);
     } catch (error) {
       // Every write not committed is failed below, for this reason.
@@ -297,7 +351,7 @@ export class BlockCache {
   private async load(b: Block, ssd: SsdTier, slot: number): Promise<LoadVerdict> {
     let good: boolean;
     try {
-      good = await ssd.read(b.ssd, this.dram.slot(slot), b.crc, b.length);
+      good = await ssd.read(b.ssd, this.dram.slot(slot), b.crc, b.length, b.sum);
     } catch {
       b.dramBusy--;
       this.dropDram(b);

@@ -1,1 +1,1 @@
-export { BlockCache, namespaceId, type Block, type PersistOutcome, type Probe, type SaveOutcome, type Tier } from './block-cache.js';
+export { BlockCache, namespaceId, type Block, type PersistOutcome, type Probe, type SaveOutcome, type Tier, type WriteBack, type Fill } from './block-cache.js';

@@ -1,1 +1,2 @@
 export { PageFile, type PageProblem } from './page-file.js';
+export { CopyBatcher } from './copy-batch.js';

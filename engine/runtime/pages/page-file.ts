@@ -14,8 +14,9 @@
  * recomputes failed blocks. The engine clears the flags of a restore's pages before asking.
  */
 import { closeSync, fstatSync, readlinkSync } from 'node:fs';
-import { mapShared, unmapShared } from '../../../native/index.js';
+import { mapShared, unmapShared, type CopyRange } from '../../../native/index.js';
 import type { RegisterPagesRequest } from '../protocol/index.js';
+import { CopyBatcher } from './copy-batch.js';
 
 export type PageProblem = 'no-fd' | 'not-memfd' | 'not-sealed' | 'too-small' | 'page-size' | 'map-failed';
 
@@ -29,6 +30,8 @@ export const registrationBytes = (spec: Pick<RegisterPagesRequest, 'pageBytes' |
 export class PageFile {
   private readonly view: Buffer;
   private readonly dataBytes: number;
+  /** The copies into and out of these pages, run natively in batches off the JS thread. */
+  private readonly copies = new CopyBatcher();
 
   private constructor(private readonly mapping: ArrayBuffer, readonly spec: RegisterPagesRequest) {
     this.view = Buffer.from(mapping);
@@ -82,21 +85,26 @@ export class PageFile {
     return this.dataBytes + layer * this.spec.pages + index;
   }
 
-  /** Gathers page `index` of every layer into `into` (pages → DRAM block). */
-  readPage(index: number, into: Buffer): Promise<void> {
+  /**
+   * Gathers page `index` of every layer into `into` (pages → DRAM block) off the JS thread;
+   * resolves with the CRC-32C of the block's bytes as written into `into` (same pass as the copy).
+   */
+  readPage(index: number, into: Buffer): Promise<number> {
     const pb = this.spec.pageBytes;
-    for (let l = 0; l < this.spec.layers; l++) this.view.copy(into, l * pb, this.at(l, index), this.at(l, index) + pb);
-    return Promise.resolve();
+    const ranges: CopyRange[] = [];
+    for (let l = 0; l < this.spec.layers; l++) ranges.push({ from: this.view, fromOffset: this.at(l, index), to: into, toOffset: l * pb, length: pb });
+    return this.copies.copy(ranges, true);
   }
 
-  /** Scatters `from` into page `index` of every layer, each layer's flag set LANDED after its bytes (DRAM block → pages). */
+  /**
+   * Scatters `from` into page `index` of every layer off the JS thread, each layer's flag set
+   * LANDED after its bytes (a release store: an engine that sees the flag sees the bytes).
+   */
   writePage(index: number, from: Buffer): Promise<void> {
     const pb = this.spec.pageBytes;
-    for (let l = 0; l < this.spec.layers; l++) {
-      from.copy(this.view, this.at(l, index), l * pb, (l + 1) * pb);
-      this.view[this.flagAt(l, index)] = FLAG.landed;
-    }
-    return Promise.resolve();
+    const ranges: CopyRange[] = [];
+    for (let l = 0; l < this.spec.layers; l++) ranges.push({ from, fromOffset: l * pb, to: this.view, toOffset: this.at(l, index), length: pb, flag: { bytes: this.view, at: this.flagAt(l, index), value: FLAG.landed } });
+    return this.copies.copy(ranges, false).then(() => undefined);
   }
 
   /** Sets the page's flag in every layer (PENDING to clear, FAILED when its block cannot be restored). */

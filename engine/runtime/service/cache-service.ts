@@ -270,7 +270,8 @@ export class CacheService {
         keys,
         window: Math.max(1, Math.floor(this.cache.dram.slots / 4)),
         stage: (key, i) => this.cache.stage(key, (into) => pages.readPage(req.pages[i]!, into)),
-        persist: (ks) => this.cache.persist(ks),
+        write: (ks) => this.cache.writeBack(ks),
+        commit: (wbs) => this.cache.commitWrites(wbs),
       },
     });
     this.operations.saves++;

@@ -1,2 +1,2 @@
-export { SsdTier, type SsdOptions } from './ssd-tier.js';
-export { SsdIndex, type IndexEntry, type Recovery } from './index/index.js';
+export { SsdTier, blockChecksum, type SsdOptions } from './ssd-tier.js';
+export { SsdIndex, type ChecksumKind, type IndexEntry, type Recovery } from './index/index.js';

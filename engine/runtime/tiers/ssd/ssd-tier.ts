@@ -8,13 +8,14 @@
  * index needs.
  */
 import { execFile } from 'node:child_process';
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
 import { open, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { openFile, openRing, type DirectFile, type IoRing } from '../../../../native/index.js';
+import { crc32c, openFile, openRing, type DirectFile, type IoRing } from '../../../../native/index.js';
 import { SlotPool } from '../slots/index.js';
-import { RECORD_BYTES, SsdIndex } from './index/index.js';
+import { CopyBatcher } from '../../pages/index.js';
+import { RECORD_BYTES, SsdIndex, type ChecksumKind } from './index/index.js';
 import { faultPoint } from '../../faults/index.js';
 
 export interface SsdOptions {
@@ -54,6 +55,10 @@ export class SsdTier {
   growing: boolean;
   /** Settles at the next grant of slots or the end of growth (one promise shared by all waiters). */
   private nextGrant: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** Checksums of blocks read, computed natively in batches. */
+  private readonly checksums = new CopyBatcher();
+  /** Data syncs running (at most one per save in progress). */
+  private readonly syncs = new Set<Promise<void>>();
 
   /** Disk space left free for the index: two checkpoints of a full table and a full journal, plus 1 MiB. */
   private readonly indexReserve: number;
@@ -133,6 +138,20 @@ export class SsdTier {
     }
   }
 
+  /**
+   * Registers the DRAM arena with the ring (io_uring fixed buffers), so slot reads and writes
+   * skip the kernel's per-op page pinning. False where it is refused (the thread-pool backend,
+   * a memlock limit, an arena over io_uring's 1 GiB per buffer): ops then pin per op, as before.
+   */
+  useArena(memory: Uint8Array): boolean {
+    if (this.ring.backend !== 'io_uring') return false;
+    try {
+      return this.ring.registerBuffers([memory]) === 1;
+    } catch {
+      return false;
+    }
+  }
+
   get backend(): string {
     return this.ring.backend;
   }
@@ -148,18 +167,27 @@ export class SsdTier {
     }
   }
 
-  /** Makes every completed write durable (one fsync for a batch of writes). */
+  /**
+   * Makes every write that has completed durable (one fdatasync for a batch of writes; the
+   * file's size never changes after preallocation). It runs beside the ring, not as a ring
+   * barrier: writes of the next batch keep the device busy meanwhile, and the caller has
+   * awaited the writes it needs synced. `close` waits for it.
+   */
   async sync(): Promise<void> {
+    const done = new Promise<void>((resolve, reject) => fdatasync(this.file.fd, (e) => (e ? reject(e) : resolve())));
+    this.syncs.add(done);
     try {
-      await this.ring.fsync(this.file);
+      await done;
     } catch (error) {
       this.counters.writeErrors++;
       throw error;
+    } finally {
+      this.syncs.delete(done);
     }
   }
 
-  /** Reads an SSD slot into `into`; false when its checksum does not match the index. */
-  async read(slot: number, into: Buffer, crc: number, length: number): Promise<boolean> {
+  /** Reads an SSD slot into `into`; false when its checksum (of the recorded kind) does not match the index. */
+  async read(slot: number, into: Buffer, crc: number, length: number, sum: ChecksumKind = 'crc32c'): Promise<boolean> {
     try {
       await this.ring.read(this.file, into, slot * this.slotBytes, this.slotBytes);
       await faultPoint('ssd-read-hold-ms');
@@ -168,7 +196,9 @@ export class SsdTier {
       this.counters.readErrors++;
       throw error;
     }
-    if ((crc32(into.subarray(0, length)) >>> 0) !== crc) {
+    const bytes = into.subarray(0, length);
+    // CRC-32C off the JS thread (batched with the other reads that completed in this turn).
+    if ((sum === 'crc32c' ? await this.checksums.checksum(bytes) : blockChecksum(bytes, sum)) !== crc) {
       this.counters.checksumMisses++;
       return false;
     }
@@ -176,11 +206,15 @@ export class SsdTier {
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled([...this.syncs]);
     await this.index.close();
     await this.file.close();
     await this.ring.close();
   }
 }
+
+/** A block's checksum of the given kind (CRC-32C natively; zlib's CRC-32 for records written before it). */
+export const blockChecksum = (bytes: Uint8Array, sum: ChecksumKind): number => (sum === 'crc32c' ? crc32c(bytes) : crc32(bytes) >>> 0);
 
 /** Opens (creating) the data file, cuts it to `bytes` if larger, and returns its size. */
 function sizeTo(path: string, bytes: number): number {

@@ -8,13 +8,20 @@ import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncate, 
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { RECORD_BYTES, decodeRecord, encodeRecord, type IndexRecord } from './record.js';
+import { RECORD_BYTES, decodeRecord, encodeRecord, type ChecksumKind, type IndexRecord } from './record.js';
 
 export interface IndexEntry {
   slot: number;
   crc: number;
   length: number;
   seq: number;
+  sum: ChecksumKind;
+}
+
+type Change = { type: 'put' | 'drop'; key: string; slot: number; crc: number; length: number; sum?: ChecksumKind };
+
+interface CommitGroup {
+  members: { changes: Change[]; resolve: () => void; reject: (error: unknown) => void }[];
 }
 
 export interface Recovery {
@@ -36,6 +43,8 @@ export class SsdIndex {
   private journalRecords = 0;
   private seq = 0;
   private flushing: Promise<void> = Promise.resolve();
+  /** The group of batches still waiting for its turn (commits asked for now join it). */
+  private nextGroup: CommitGroup | null = null;
   /** Journal records at which the next checkpoint is queued. */
   private nextCheckpointAt: number;
   /** Checkpoints that failed (the journal kept everything they would have held). */
@@ -64,34 +73,54 @@ export class SsdIndex {
 
   /**
    * Durably records a batch of puts and drops (one write, one fdatasync) and applies them.
-   * Batches commit in call order.
+   * Batches commit in call order. Group commit: batches asked for while an earlier commit or
+   * checkpoint is still running go out together in the next write and fdatasync (each caller
+   * is answered once its records are durable; if that write fails, every batch in it fails).
    */
-  commit(changes: { type: 'put' | 'drop'; key: string; slot: number; crc: number; length: number }[]): Promise<void> {
-    const run = async () => {
-      const records: IndexRecord[] = changes.map((c) => ({ ...c, seq: this.nextSeq() }));
-      const bytes = Buffer.alloc(records.length * RECORD_BYTES);
-      records.forEach((r, i) => encodeRecord(r, bytes, i * RECORD_BYTES));
-      try {
-        await writeAll(this.journalFd, bytes, this.journalBytes);
-        await new Promise<void>((resolve, reject) => fdatasync(this.journalFd, (e) => (e ? reject(e) : resolve())));
-      } catch (error) {
-        // Nothing of a failed batch may stay behind the journal's end to be replayed later.
-        try {
-          ftruncateSync(this.journalFd, this.journalBytes);
-        } catch {
-          // Replay stops at the first sequence number that does not increase, which the next
-          // batch's records guarantee.
-        }
-        throw error;
-      }
-      this.journalBytes += bytes.length;
-      this.journalRecords += records.length;
-      for (const r of records) this.apply(r);
-      if (this.journalRecords >= this.nextCheckpointAt) this.queueCheckpoint();
-    };
-    const done = this.flushing.then(run);
+  commit(changes: Change[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const group = this.nextGroup ?? this.openGroup();
+      group.members.push({ changes, resolve, reject });
+    });
+  }
+
+  /** A group of batches that commits after everything queued so far. */
+  private openGroup(): CommitGroup {
+    const group: CommitGroup = { members: [] };
+    this.nextGroup = group;
+    const done = this.flushing.then(() => {
+      if (this.nextGroup === group) this.nextGroup = null;
+      return this.write(group.members.flatMap((m) => m.changes));
+    });
+    done.then(
+      () => group.members.forEach((m) => m.resolve()),
+      (error: unknown) => group.members.forEach((m) => m.reject(error)),
+    );
     this.flushing = done.catch(() => undefined);
-    return done;
+    return group;
+  }
+
+  private async write(changes: Change[]): Promise<void> {
+    const records: IndexRecord[] = changes.map((c) => ({ ...c, seq: this.nextSeq() }));
+    const bytes = Buffer.alloc(records.length * RECORD_BYTES);
+    records.forEach((r, i) => encodeRecord(r, bytes, i * RECORD_BYTES));
+    try {
+      await writeAll(this.journalFd, bytes, this.journalBytes);
+      await new Promise<void>((resolve, reject) => fdatasync(this.journalFd, (e) => (e ? reject(e) : resolve())));
+    } catch (error) {
+      // Nothing of a failed batch may stay behind the journal's end to be replayed later.
+      try {
+        ftruncateSync(this.journalFd, this.journalBytes);
+      } catch {
+        // Replay stops at the first sequence number that does not increase, which the next
+        // batch's records guarantee.
+      }
+      throw error;
+    }
+    this.journalBytes += bytes.length;
+    this.journalRecords += records.length;
+    for (const r of records) this.apply(r);
+    if (this.journalRecords >= this.nextCheckpointAt) this.queueCheckpoint();
   }
 
   /**
@@ -102,6 +131,8 @@ export class SsdIndex {
    */
   private queueCheckpoint(): void {
     this.nextCheckpointAt = Number.POSITIVE_INFINITY;
+    // Commits asked for from now on go after the checkpoint.
+    this.nextGroup = null;
     this.flushing = this.flushing.then(() =>
       this.writeCheckpoint().then(
         () => {
@@ -126,6 +157,7 @@ export class SsdIndex {
    * Resolves false when it could not be written (counted; the journal still holds everything).
    */
   checkpoint(): Promise<boolean> {
+    this.nextGroup = null;
     const done = this.flushing.then(() => this.writeCheckpoint()).then(
       () => {
         this.nextCheckpointAt = this.checkpointEvery;
@@ -145,7 +177,7 @@ export class SsdIndex {
     const list = [...this.entries];
     const seq = this.seq;
     const body = Buffer.alloc(list.length * RECORD_BYTES);
-    list.forEach(([key, e], i) => encodeRecord({ type: 'put', key, slot: e.slot, crc: e.crc, length: e.length, seq: e.seq }, body, i * RECORD_BYTES));
+    list.forEach(([key, e], i) => encodeRecord({ type: 'put', key, slot: e.slot, crc: e.crc, length: e.length, seq: e.seq, sum: e.sum }, body, i * RECORD_BYTES));
     const header = Buffer.alloc(CHECKPOINT_HEADER);
     header.writeUInt32LE(CHECKPOINT_MAGIC, 0);
     header.writeUInt32LE(1, 4);
@@ -194,7 +226,7 @@ export class SsdIndex {
     if (previous !== undefined) this.entries.delete(previous);
     const old = this.entries.get(r.key);
     if (old !== undefined) this.bySlot.delete(old.slot);
-    this.entries.set(r.key, { slot: r.slot, crc: r.crc, length: r.length, seq: r.seq });
+    this.entries.set(r.key, { slot: r.slot, crc: r.crc, length: r.length, seq: r.seq, sum: r.sum ?? 'crc32c' });
     this.bySlot.set(r.slot, r.key);
   }
 
