@@ -796,6 +796,12 @@ class Client:
         self.close()
 
 
+def _writable(sock, timeout):
+    with selectors.DefaultSelector() as selector:
+        selector.register(sock, selectors.EVENT_WRITE)
+        selector.select(timeout)
+
+
 def _recv_exact(sock, count):
     data = bytearray()
     while len(data) < count:
@@ -812,14 +818,39 @@ def connect(profile, role, socket_path=None, name=None, connect_timeout=CONNECT_
 
 
 class Connection:
-    """The bare protocol core (benchmarks): one blocking request at a time, no profile projection."""
+    """The bare protocol core (benchmarks): one request at a time, no profile projection.
 
-    def __init__(self, path=None, timeout=30.0):
+    One syscall per send and per read: the socket carries no Python-level timeout (CPython polls
+    before every call on a socket that has one); a blocking wait is bounded by the kernel's
+    SO_RCVTIMEO and SO_SNDTIMEO, a spinning one by its own deadline. Replies are read with
+    recv_into a preallocated buffer (one read for a reply that arrived whole). spin=True waits
+    for a reply by polling the non-blocking socket without sleeping, as a busy scheduler thread
+    polls its tickets; spin=False sleeps in recv until the reply arrives.
+    """
+
+    _BUFFER = 1 << 16
+
+    def __init__(self, path=None, timeout=30.0, spin=False):
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(timeout)
-        self._sock.connect(path or default_socket_path())
+        try:
+            self._sock.connect(path or default_socket_path())
+        except OSError:
+            self._sock.close()
+            raise
+        self._timeout = float(timeout)
+        self._spin = bool(spin)
+        if self._spin:
+            self._sock.setblocking(False)
+        else:
+            self._sock.settimeout(None)
+            whole = int(self._timeout)
+            limit = struct.pack("@ll", whole, int((self._timeout - whole) * 1e6))
+            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
+            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, limit)
         self._next = 1
-        self._buf = bytearray()
+        self._buf = bytearray(self._BUFFER)
+        self._have = 0
         self.session = None
 
     def close(self):
@@ -831,26 +862,76 @@ class Connection:
     def __exit__(self, *exc):
         self.close()
 
+    def _late(self, what):
+        return ConnectionLost("(socket)", "no %s within %.1f s" % (what, self._timeout))
+
+    def _sendall(self, data):
+        view = memoryview(data)
+        deadline = None
+        while view:
+            try:
+                sent = self._sock.send(view)
+            except (BlockingIOError, InterruptedError):
+                # Only a full socket buffer: wait until it drains (rare for frames this small).
+                deadline = deadline or time.monotonic() + self._timeout
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise self._late("room to send") from None
+                _writable(self._sock, left)
+                continue
+            view = view[sent:]
+
+    def _fill(self):
+        """Reads what has arrived into the buffer after the bytes it holds (at least one byte)."""
+        with memoryview(self._buf) as whole:
+            target = whole[self._have:]
+            if not self._spin:
+                try:
+                    got = self._sock.recv_into(target)
+                except (BlockingIOError, InterruptedError):
+                    raise self._late("reply") from None
+            else:
+                deadline = time.monotonic() + self._timeout
+                while True:
+                    try:
+                        got = self._sock.recv_into(target)
+                        break
+                    except (BlockingIOError, InterruptedError):
+                        if time.monotonic() > deadline:
+                            raise self._late("reply") from None
+        if not got:
+            raise ConnectionLost("(socket)", "the Manager closed the connection")
+        self._have += got
+
     def _recv_frame(self):
         while True:
-            if len(self._buf) >= HEADER_BYTES:
-                magic, _version, opcode, lo, hi, length, reserved = _HEADER.unpack_from(self._buf)
-                if magic != MAGIC or reserved != 0:
-                    raise ProtocolError("the Manager sent a frame with bad magic", "protocol")
-                if len(self._buf) >= HEADER_BYTES + length:
-                    payload = bytes(self._buf[HEADER_BYTES:HEADER_BYTES + length])
-                    del self._buf[:HEADER_BYTES + length]
+            if self._have >= HEADER_BYTES:
+                magic, _version, opcode, lo, hi, length, reserved = _HEADER.unpack_from(self._buf, 0)
+                if magic != MAGIC or reserved != 0 or length > MAX_REPLY:
+                    raise ProtocolError("the Manager sent a frame with bad magic, a reserved word or %d bytes" % length, "protocol")
+                end = HEADER_BYTES + length
+                if self._have >= end:
+                    payload = bytes(self._buf[HEADER_BYTES:end])
+                    rest = self._have - end
+                    if rest:
+                        self._buf[:rest] = self._buf[end:self._have]
+                    self._have = rest
                     return opcode, (hi << 32) | lo, payload
-            chunk = self._sock.recv(1 << 16)
-            if not chunk:
-                raise ConnectionLost("(socket)", "the Manager closed the connection")
-            self._buf += chunk
+                if end > len(self._buf):
+                    # A reply larger than the buffer (bounded by MAX_REPLY): the buffer grows to it.
+                    self._buf.extend(bytes(end - len(self._buf)))
+            self._fill()
+
+    def send_raw(self, opcode, payload=b""):
+        """Sends one frame without waiting; its reply is skipped by the next request_raw. Returns its id."""
+        request_id = self._next
+        self._next += 1
+        self._sendall(encode_frame(opcode, request_id, payload))
+        return request_id
 
     def request_raw(self, opcode, payload=b""):
         """Sends one frame and returns (opcode, payload bytes) of its final reply."""
-        request_id = self._next
-        self._next += 1
-        self._sock.sendall(encode_frame(opcode, request_id, payload))
+        request_id = self.send_raw(opcode, payload)
         while True:
             reply_opcode, reply_id, reply = self._recv_frame()
             if reply_id == request_id and reply_opcode != OPCODE["lookupPending"]:

@@ -1,9 +1,10 @@
 import {
   type CodeBlockWriter, type FunctionDeclarationStructure, type InterfaceDeclarationStructure, type OptionalKind, type PropertySignatureStructure,
-  type StatementStructures, type TypeAliasDeclarationStructure, type WriterFunction, Project, StructureKind, VariableDeclarationKind,
+  type StatementStructures, type TypeAliasDeclarationStructure, type WriterFunction, Project, StructureKind, VariableDeclarationKind, ts,
 } from 'ts-morph';
 import type { RejectionTable } from './plan.js';
-import { asciiJson, asciiJsonLines } from '../python/index.js';
+import { asciiJson } from '../python/index.js';
+import { placeholder, spliceRejectionData } from './splice.js';
 import { ENV_PARSINGS, type EnvParsing } from './profile.js';
 
 /**
@@ -263,21 +264,15 @@ function functionDeclarations(): StatementStructures[] {
 }
 
 /**
- * Emits `rejections.ts` with ts-morph's structure API: type aliases and interfaces, the data as
- * exported constants with JSON initializers (JSON is valid TypeScript, so contract text stays
- * data), and the evaluator's functions, whose bodies are written statement by statement.
+ * The module's text with ts-morph's structure API: type aliases and interfaces, the data
+ * constants with a placeholder each for their JSON initializers (JSON is valid TypeScript, so
+ * contract text stays data; `spliceRejectionData` fills them, so their size never goes through
+ * ts-morph's AST manipulation), and the evaluator's functions, written statement by statement.
+ * The same for every registry: only the spliced data differs.
  */
-export function emitTypescriptRejections(table: RejectionTable): string {
+export function rejectionModuleTemplate(): string {
   const project = new Project({ useInMemoryFileSystem: true, skipFileDependencyResolution: true });
   const file = project.createSourceFile('rejections.ts', '', { overwrite: true });
-  // The (possibly large) JSON initializers are spliced into the printed text afterwards, so their
-  // size never goes through ts-morph's AST manipulation.
-  const data = {
-    PRODUCT: asciiJson(table.product.name),
-    PROFILES: asciiJsonLines(table.profiles).join('\n'),
-    PINS: asciiJsonLines(table.pins).join('\n'),
-    REJECTIONS: asciiJsonLines(table.rejections).join('\n'),
-  };
   const constant = (name: string, type: string, initializer: string, exported: boolean): StatementStructures => ({
     kind: StructureKind.VariableStatement,
     isExported: exported,
@@ -297,13 +292,18 @@ export function emitTypescriptRejections(table: RejectionTable): string {
     constant('PRE_RANK', '{ [label: string]: number }', "{ alpha: 0, a: 0, beta: 1, b: 1, c: 2, rc: 2, pre: 2, preview: 2 }", false),
     ...functionDeclarations(),
   ]);
-  let text = file.getFullText().replace(/\r\n/g, '\n').trimEnd();
-  for (const [name, json] of Object.entries(data)) {
-    const parts = text.split(placeholder(name));
-    if (parts.length !== 2) throw new Error(`placeholder ${placeholder(name)} must occur once in the emitted module`);
-    text = parts.join(json);
-  }
-  return `${header(table.product.name)}${text}\n`;
+  return file.getFullText().replace(/\r\n/g, '\n').trimEnd();
 }
 
-const placeholder = (name: string) => `__ORBITKV_GENERATED_${name}__`;
+/** Emits `rejections.ts`: the header, then the module's text with the registry's data spliced in. */
+export function emitTypescriptRejections(table: RejectionTable): string {
+  return `${header(table.product.name)}${spliceRejectionData(rejectionModuleTemplate(), table)}\n`;
+}
+
+/**
+ * The module as JavaScript with its data placeholders kept (what the Manager loads, with the
+ * registry's data spliced in): the template transpiled, comments dropped.
+ */
+export function rejectionModuleJs(): string {
+  return ts.transpileModule(rejectionModuleTemplate(), { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, removeComments: true } }).outputText;
+}

@@ -1,2 +1,2 @@
-export { loadRejectionChecks, type RejectionChecks, type Verdict, type VerdictEntry } from './rejection-checks.js';
+export { loadRejectionChecks, rejectionModuleFor, type RejectionChecks, type Verdict, type VerdictEntry } from './rejection-checks.js';
 export { decideHandshake, type HandshakeOutcome } from './handshake.js';

@@ -1,11 +1,15 @@
 /**
- * The rejection checks the Manager runs at handshake: exactly the TypeScript module
- * `orbitkv generate` emits for the registry it serves (same emitter, same text), compiled
- * in memory and imported once. No second evaluator exists to drift from the shared vectors.
+ * The rejection checks the Manager runs at handshake: the module `orbitkv generate` emits for
+ * the registry it serves (same emitter), as the committed JavaScript of its evaluator with the
+ * served registry's data spliced in, imported once. No compiler runs at serve time (ts-morph
+ * alone held some 80 MiB of the Manager's memory), and no second evaluator exists to drift from
+ * the shared vectors: a spec holds the committed module to what the emitter gives now.
  */
-import { ts } from 'ts-morph'; // ts-morph ships the compiler it builds on: the Manager needs no second copy at run time
 import type { Registry } from '../../registry/index.js';
-import { emitTypescriptRejections, rejectionTable } from '../../../generators/rejections/index.js';
+// By file, not the folder's index: that one also carries the ts-morph emitter.
+import { rejectionTable } from '../../../generators/rejections/plan.js';
+import { spliceRejectionData } from '../../../generators/rejections/splice.js';
+import { REJECTION_MODULE_JS } from './rejection-module.generated.js';
 
 export interface VerdictEntry {
   id: string;
@@ -28,9 +32,12 @@ export interface RejectionChecks {
   describe(entry: VerdictEntry): string;
 }
 
-/** Emits, compiles and imports the registry's rejection module. */
+/** The registry's rejection module as JavaScript: the committed evaluator, this registry's data. */
+export function rejectionModuleFor(registry: Registry): string {
+  return spliceRejectionData(REJECTION_MODULE_JS, rejectionTable(registry));
+}
+
+/** Builds and imports the registry's rejection module. */
 export async function loadRejectionChecks(registry: Registry): Promise<RejectionChecks> {
-  const source = emitTypescriptRejections(rejectionTable(registry));
-  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
-  return (await import(`data:text/javascript;base64,${Buffer.from(js, 'utf8').toString('base64')}`)) as RejectionChecks;
+  return (await import(`data:text/javascript;base64,${Buffer.from(rejectionModuleFor(registry), 'utf8').toString('base64')}`)) as RejectionChecks;
 }

@@ -22,6 +22,7 @@ import { DramArena } from '../tiers/dram/index.js';
 import { SsdTier } from '../tiers/ssd/index.js';
 import { serveConnection } from './connection.js';
 import { serveFdDeposits } from './fd-deposit.js';
+import { applyManagerHeapProfile } from './heap-profile.js';
 import { lockPath, lockSocket } from './socket-lock.js';
 import { SOCKET_PATH_LIMIT, fdSocketPath } from '../endpoint/index.js';
 import { prepareSocketFolder, removeStale, socketAnswers } from './socket-path.js';
@@ -74,6 +75,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
   const fail = (d: Diagnostic): never => {
     throw new ManagerStartError(d);
   };
+  applyManagerHeapProfile();
   // The fd socket's path is the longer of the two.
   if (Buffer.byteLength(fdSocketPath(o.socketPath)) > SOCKET_PATH_LIMIT) fail(diagnose('socketPathTooLong', {}, fdSocketPath(o.socketPath), SOCKET_PATH_LIMIT));
   const dramSlots = Math.floor(o.dramBytes / o.blockBytes);

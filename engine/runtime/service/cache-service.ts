@@ -11,6 +11,7 @@ import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
 import { RequestRing, type LookupRecord } from '../records/index.js';
 import type { Session } from '../session/index.js';
+import { KeyMemo } from './key-memo.js';
 
 export interface ServiceOptions {
   leaseMs: number;
@@ -69,6 +70,7 @@ export class CacheService {
   private nextTicket = 1;
   readonly records: RequestRing;
   readonly operations = { saves: 0, restores: 0 };
+  private readonly keyMemo = new KeyMemo();
 
   constructor(readonly cache: BlockCache, private readonly options: ServiceOptions, private readonly metrics: RuntimeMetrics | null, private readonly logger: Logger) {
     this.records = new RequestRing(options.records);
@@ -89,7 +91,7 @@ export class CacheService {
     if (this.tickets.size >= this.options.maxTickets) throw new RequestError('busy', `${this.tickets.size} tickets open (limit ${this.options.maxTickets}); release or restore some first`);
     const started = process.hrtime.bigint();
     const ns = namespaceId(req.namespace);
-    const keys = req.hashes.map((h) => BlockCache.key(ns, h));
+    const keys = this.keyMemo.chain(ns, req.hashes);
     const id = this.nextTicket++;
     const record: LookupRecord = { ticket: id, request: req.request, rank: req.rank, session: session.id, at: new Date().toISOString(), namespace: ns, blocks: keys.length, matched: 0, boundary: null, state: 'pending', tiers: { dram: 0, ssd: 0 }, firstMiss: null, latencyUs: null };
     this.records.push(record);

@@ -6,6 +6,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync } from 'node:fs';
 import type { PageFile } from '../pages/index.js';
+import { grants } from './grant-source.js';
 
 export interface SessionTicket {
   cancel(): void;
@@ -31,7 +32,7 @@ export class TicketTable extends Map<number, SessionTicket> {
   grant(id: number): string | null {
     if (!this.has(id)) return null;
     let g = this.grants.get(id);
-    if (g === undefined) this.grants.set(id, (g = randomBytes(16).toString('hex')));
+    if (g === undefined) this.grants.set(id, (g = grants.next()));
     return g;
   }
 

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { BlockCache, namespaceId } from '../../engine/runtime/catalog/index.js';
+import { KeyMemo } from '../../engine/runtime/service/index.js';
+
+describe('runtime/service/key-memo: the cache keys of recently seen block hashes', () => {
+  const ns = namespaceId({ model: 'm', layout: 'l', blockSize: 16 });
+  const other = namespaceId({ model: 'm', layout: 'l', blockSize: 32 });
+
+  it('gives exactly the key BlockCache.key derives, hit or miss, per namespace', () => {
+    const memo = new KeyMemo(4);
+    const chain = ['a1', 'b2', 'c3', 'a1'];
+    for (let round = 0; round < 3; round++) {
+      assert.deepEqual(memo.chain(ns, chain), chain.map((h) => BlockCache.key(ns, h)));
+      assert.deepEqual(memo.chain(other, chain), chain.map((h) => BlockCache.key(other, h)));
+    }
+    assert.notEqual(memo.key(ns, 'a1'), memo.key(other, 'a1'));
+  });
+
+  it('derives a repeated hash once, and again only after it was dropped', () => {
+    const derived: string[] = [];
+    const memo = new KeyMemo(2, (n, h) => (derived.push(h), BlockCache.key(n, h)));
+    memo.chain(ns, ['x', 'y', 'x', 'y']);
+    assert.deepEqual(derived, ['x', 'y']);
+    memo.key(ns, 'z'); // drops the oldest, x
+    memo.key(ns, 'y');
+    memo.key(ns, 'x');
+    assert.deepEqual(derived, ['x', 'y', 'z', 'x']);
+  });
+
+  it('never holds more than its capacity', () => {
+    const memo = new KeyMemo(64);
+    for (let i = 0; i < 1000; i++) memo.key(ns, `h${i}`);
+    assert.equal(memo.size, 64);
+    assert.equal(memo.key(ns, 'h999'), BlockCache.key(ns, 'h999'));
+    assert.throws(() => new KeyMemo(0), RangeError);
+  });
+});
