@@ -63,7 +63,11 @@ const reducers: Record<string, Reducer<GateContext>> = {
     if (!e.onPins || !ctx.spec.cells.includes(e.cell)) return UNCHANGED;
     const result: CellResult = e.result;
     const accepted = e.pass && e.independent ? addOnce(ctx.accepted, e.evidence) : ctx.accepted;
-    return { results: { ...ctx.results, [e.cell]: result }, accepted };
+    // Copied key by key, then the cell set: the keys and their order a spread with the cell last gives.
+    const results: Record<string, CellResult> = {};
+    for (const cell in ctx.results) results[cell] = ctx.results[cell]!;
+    results[e.cell] = result;
+    return { results, accepted };
   },
   applyAcceptance: (ctx, event) => {
     const e = event as EventOf<'gate.acceptance'>;
