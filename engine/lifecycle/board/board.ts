@@ -93,11 +93,7 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
     const days = Math.round((day - Date.parse(last.slice(0, 10))) / 86_400_000);
     return days > maxAgeDays ? { last, days, maxAgeDays } : undefined;
   };
-  // Kind order, then id: the kind's rank is looked up once per contract, not twice per comparison.
-  const order = new Map(CONTRACT_KINDS.map((k, i) => [k, i]));
-  const ranked = registry.contracts.map((contract) => ({ contract, rank: order.get(contract.kind)! }));
-  ranked.sort((a, b) => a.rank - b.rank || (a.contract.id < b.contract.id ? -1 : a.contract.id > b.contract.id ? 1 : 0));
-  for (const { contract } of ranked) {
+  for (const contract of rowOrder(registry)) {
     const folded = fold.contracts[contract.id];
     const base = { id: contract.id, kind: contract.kind, title: contract.title };
     switch (contract.kind) {
@@ -150,6 +146,25 @@ export function boardFromFold(registry: Registry, fold: FoldState, at: string, s
     pins[e.name] = { version: pin?.version ?? e.version, line: pin?.line ?? e.line, ...((pin?.commit ?? e.commit) ? { commit: pin?.commit ?? e.commit! } : {}), ...(e.newestSeen ? { newestSeen: e.newestSeen.version } : {}) };
   }
   return { at, ledger: { seq: fold.position.seq, hash: fold.position.hash }, pins, rows, diagnostics: foldDiagnostics(registry, fold) };
+}
+
+const rowOrders = new WeakMap<Registry, readonly Contract[]>();
+
+/**
+ * The board's row order: kind order, then id. Sorted once per registry, as its lifecycle index is
+ * built once (`worldOf`): a registry is not changed once loaded.
+ */
+function rowOrder(registry: Registry): readonly Contract[] {
+  let known = rowOrders.get(registry);
+  if (!known) {
+    // The kind's rank is looked up once per contract, not twice per comparison.
+    const order = new Map(CONTRACT_KINDS.map((k, i) => [k, i]));
+    const ranked = registry.contracts.map((contract) => ({ contract, rank: order.get(contract.kind)! }));
+    ranked.sort((a, b) => a.rank - b.rank || (a.contract.id < b.contract.id ? -1 : a.contract.id > b.contract.id ? 1 : 0));
+    known = ranked.map((r) => r.contract);
+    rowOrders.set(registry, known);
+  }
+  return known;
 }
 
 /** The clock-free part of a tracked contract's row (hooks, gaps, rejections, gates, upstream changes). */

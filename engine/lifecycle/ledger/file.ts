@@ -43,8 +43,6 @@ export interface ReadOptions {
   trust?: Trust;
   /** Fed every good line's bytes, newline included, in order (the snapshot's proof of the prefix). */
   digest?: Hash;
-  /** Called every few thousand records (an append renews its lock lease). */
-  progress?: () => void;
 }
 
 /** The default amount of ledger below which checking hashes inline costs less than starting a thread. */
@@ -81,12 +79,6 @@ export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecor
   const fd = opened.fd;
   let scan: LedgerScan;
   const vet = trustVetter(trust, files.ledger);
-  let n = 0;
-  const progress = options.progress;
-  const take = (record: EvidenceRecord) => {
-    if (progress && (++n & 4095) === 0) progress();
-    onRecord(record);
-  };
   try {
     const start = options.from?.offset ?? 0;
     const remaining = options.parallelHashes !== undefined && !options.canonical ? opened.size - start : -1;
@@ -99,7 +91,7 @@ export function scanLedgerFile(files: LedgerFiles, options: ReadOptions, onRecor
       ...(check ? { skipHashes: true } : {}),
       vet,
       ...(options.digest ? { digest: options.digest } : {}),
-    }, take);
+    }, onRecord);
     if (check) {
       const verdict = check.verdict();
       // A clean verdict covers every line: the scan's own findings stand as an inline check would
@@ -153,7 +145,7 @@ export interface Admission {
  * fold), seals the draft onto its tail, lets the admission refuse it (registry rules, pins,
  * lifecycle), makes the head name the scanned end if it does not, then writes the whole line with
  * one `write`, fsyncs, and moves the head anchor onto it (see `checkHead` for the rule this keeps).
- * Nothing is written when anything fails, nor when the lock's lease was lost meanwhile.
+ * Nothing is written when anything fails, nor when the lock file was replaced meanwhile.
  */
 export function appendEvidence(files: LedgerFiles, draft: StampableDraft, admission: Admission): AppendResult {
   const batch = appendEvidenceBatch(files, [draft], admission);
@@ -173,7 +165,7 @@ export interface BatchAppendResult {
  * ledger is checked once, each draft is sealed onto the one before it and judged by the
  * admission with every earlier draft of the batch already folded in (`check` is called once per
  * draft, in order), and only when every one is admitted are all the lines written with one
- * `write`, fsynced, and the head moved onto the last. A refusal (or a lost lease) writes nothing,
+ * `write`, fsynced, and the head moved onto the last. A refusal (or a lock file replaced meanwhile) writes nothing,
  * so no committed record is ever taken back. The records share the time stamped under the lock.
  */
 export function appendEvidenceBatch(files: LedgerFiles, drafts: readonly StampableDraft[], admission: Admission): BatchAppendResult {
@@ -181,9 +173,8 @@ export function appendEvidenceBatch(files: LedgerFiles, drafts: readonly Stampab
   mkdirSync(dirname(files.ledger), { recursive: true });
   const outcome = withLock(files.lock, (lease: Lease): BatchAppendResult => {
     const digest = createHash('sha256');
-    const read = scanLedgerFile(files, { digest, progress: lease.renew, ...(admission.trust ? { trust: admission.trust } : {}) }, admission.onRecord);
+    const read = scanLedgerFile(files, { digest, ...(admission.trust ? { trust: admission.trust } : {}) }, admission.onRecord);
     if (read.diagnostics.length) return { records: [], diagnostics: read.diagnostics };
-    lease.renew();
     // Stamped under the lock, so concurrent appenders never record time going backwards.
     const now = new Date().toISOString();
     const vet = trustVetter(admission.trust ?? loadTrust(files.signers), files.ledger);
@@ -209,7 +200,6 @@ export function appendEvidenceBatch(files: LedgerFiles, drafts: readonly Stampab
       records.push(record);
       lines.push(`${line}\n`);
       tail = { seq: record.seq, hash: record.hash, at: record.at, offset: tail.offset + Buffer.byteLength(line) + 1, line: tail.line + 1, prev: record.prev };
-      lease.renew();
     }
     if (!lease.held()) return { records: [], diagnostics: [diagnose('ledgerLockLost', { file: files.lock })] };
     // The head first names the end just scanned (the genesis head on an empty ledger, a record an

@@ -9,4 +9,4 @@ export { type Admission } from './file.js';
 export { type Trust, type Signer, NO_TRUST, loadTrust, parseAllowedSigners, signedMessage, signerOf, loadSigningKey, signRecord } from './trust.js';
 export { SIGNATURE_NAMESPACE, type SshPublicKey, type SshSigningKey, armorSignature, parseOpenSshPrivateKey, parseSignature, publicKeyFromBlob, signMessage, verifyMessage } from './sshsig.js';
 export { MAX_DATA_DEPTH, parseEvidenceJson } from './data.js';
-export { LEASE_MS, type Lease } from './lock.js';
+export { type Lease } from './lock.js';

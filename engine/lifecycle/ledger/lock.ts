@@ -1,156 +1,96 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 
 /** How long an append waits for another process's lock before giving up. */
 const WAIT_MS = 10_000;
-const POLL_MS = 5;
-/**
- * A lock not renewed for this long is stale, whoever holds it. A holder renews it as it works
- * (`Lease.renew`), so only a holder that is gone, stuck or never wrote a lock of ours gets here;
- * it is shorter than the wait, so a stale lock never makes an append time out.
- */
-export const LEASE_MS = 4_000;
-/** A lock file without our content this old is stale (a holder writes its content right after creating it). */
-const UNWRITTEN_MS = 1_000;
+/** The exit status asked of `flock` when the wait ran out with the lock still held by another. */
+const CONFLICT = 75;
 
 /** What a holder of the lock may ask while it works. */
 export interface Lease {
-  /** Moves the lease on (the lock's mtime): call it at least every few seconds of work. */
-  renew(): void;
-  /** The lock file is still ours (not taken over as stale): check before writing. */
+  /**
+   * The lock file is still the file this holder locked: check before writing. The tool never
+   * removes the lock file, so this only turns false when something else removed or replaced it
+   * (then a second appender could lock the new file).
+   */
   held(): boolean;
 }
 
-interface LockBody {
-  pid: number;
-  host: string;
-  /** The pid namespace, so a pid is only looked up where it means the same process. */
-  ns: string;
-  token: string;
-}
-
-let ownNamespace: string | undefined;
-function pidNamespace(): string {
-  if (ownNamespace === undefined) {
-    try {
-      ownNamespace = readlinkSync('/proc/self/ns/pid');
-    } catch {
-      ownNamespace = '';
-    }
-  }
-  return ownNamespace;
-}
-
 /**
- * Runs `body` holding an exclusive lock file created with O_EXCL (`wx`). The file names its
- * holder (pid, host, pid namespace, a random token) and its mtime is a lease the holder renews.
- * A lock is stale, and removed, when its lease ran out, when it is empty or garbage past a short
- * grace, or when its holder is a dead process of this host and pid namespace. Recovery never
- * rests on a pid alone: a pid from another namespace, or one reused by a live process, only
- * delays it until the lease runs out. Returns the lock diagnostic when the wait times out.
+ * Runs `body` holding an exclusive flock(2) on `lockFile`. The take is one kernel call, so two
+ * appenders never both hold it (no check-then-act: nothing is judged stale and taken over). A
+ * flock belongs to the open file, not to a pid: the kernel releases it when its holder exits,
+ * kill -9 included, and it excludes across PID namespaces; a lock file's content (empty, garbage,
+ * a live or dead pid) never blocks. Node has no flock call, so util-linux `flock` takes it on this
+ * process's open descriptor (passed as its fd 3), waiting at most `waitMs`, and exits: the lock
+ * stays with the open file, which this process holds until the body returns. The file is never
+ * removed (removing a locked file lets a second appender lock a new one); it names its holder for
+ * the diagnostic while held and is emptied on release. Returns the lock diagnostic when the wait
+ * runs out (OKV4108) or no lock can be taken (OKV4120).
  */
 export function withLock<T>(lockFile: string, body: (lease: Lease) => T, waitMs = WAIT_MS): T | Diagnostic {
   const deadline = Date.now() + waitMs;
-  const sleeper = new Int32Array(new SharedArrayBuffer(4));
-  const mine: LockBody = { pid: process.pid, host: hostname(), ns: pidNamespace(), token: randomBytes(16).toString('hex') };
   for (;;) {
-    let fd: number | undefined;
+    let fd: number;
     try {
-      fd = openSync(lockFile, 'wx');
+      fd = openSync(lockFile, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      return diagnose('ledgerLockUnavailable', { file: lockFile }, `${(error as NodeJS.ErrnoException).code ?? 'error'} opening the lock file`);
     }
-    if (fd !== undefined) {
-      try {
-        writeSync(fd, `${JSON.stringify(mine)}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      const lease: Lease = {
-        renew: () => {
-          const now = new Date();
-          try {
-            utimesSync(lockFile, now, now);
-          } catch {
-            // Gone: `held` says so before anything is written.
-          }
-        },
-        held: () => holderOf(lockFile)?.token === mine.token,
-      };
+    try {
+      if (!fstatSync(fd).isFile()) return diagnose('ledgerLockUnavailable', { file: lockFile }, 'the lock file is not a regular file');
+      const taken = takeFlock(fd, Math.max(0, deadline - Date.now()));
+      if (taken === 'held') return diagnose('ledgerLocked', { file: lockFile }, holderOf(fd));
+      if (taken !== 'taken') return diagnose('ledgerLockUnavailable', { file: lockFile }, taken);
+      // Locked, but only the file the path still names counts: one removed or replaced before our
+      // lock landed is a lock nobody else will look at. Take the lock on the file now there.
+      if (!namesFile(lockFile, fd)) continue;
+      ftruncateSync(fd, 0);
+      writeSync(fd, `${JSON.stringify({ pid: process.pid, host: hostname() })}\n`, 0);
+      const lease: Lease = { held: () => namesFile(lockFile, fd) };
       try {
         return body(lease);
       } finally {
-        if (lease.held()) unlinkSync(lockFile);
+        // Still locked here: the next holder never reads this holder's name.
+        if (lease.held()) ftruncateSync(fd, 0);
       }
-    }
-    const seen = inspect(lockFile);
-    if (seen && seen.stale) {
-      removeStale(lockFile, seen.text);
-      continue;
-    }
-    if (Date.now() > deadline) return diagnose('ledgerLocked', { file: lockFile }, seen?.holder?.pid !== undefined ? String(seen.holder.pid) : 'unknown');
-    Atomics.wait(sleeper, 0, 0, POLL_MS);
-  }
-}
-
-function parseBody(text: string): LockBody | undefined {
-  try {
-    const v = JSON.parse(text) as Partial<LockBody>;
-    return v && typeof v === 'object' && Number.isSafeInteger(v.pid) && typeof v.host === 'string' && typeof v.ns === 'string' && typeof v.token === 'string' ? (v as LockBody) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function holderOf(lockFile: string): LockBody | undefined {
-  try {
-    return parseBody(readFileSync(lockFile, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-/** The lock as it stands: its text, its holder (when it names one) and whether it is stale. Undefined when it is gone. */
-function inspect(lockFile: string): { text: string; holder?: LockBody; stale: boolean } | undefined {
-  let text: string;
-  let age: number;
-  try {
-    const fd = openSync(lockFile, 'r');
-    try {
-      age = Date.now() - fstatSync(fd).mtimeMs;
-      text = readFileSync(fd, 'utf8');
     } finally {
       closeSync(fd);
     }
+  }
+}
+
+/** Locks the open file `fd` (exclusive, waiting at most `waitMs`): 'taken', 'held' (by another, still at the deadline), or why it cannot be. */
+function takeFlock(fd: number, waitMs: number): 'taken' | 'held' | string {
+  const r = spawnSync('flock', ['--exclusive', '--timeout', (waitMs / 1000).toFixed(3), '--conflict-exit-code', String(CONFLICT), '3'], { stdio: ['ignore', 'ignore', 'pipe', fd], encoding: 'utf8' });
+  if (r.error) return (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the flock command (util-linux) is not installed' : `flock: ${r.error.message}`;
+  if (r.status === 0) return 'taken';
+  if (r.status === CONFLICT) return 'held';
+  return `flock exited ${r.status ?? r.signal}: ${r.stderr.trim()}`;
+}
+
+/** The path still names the open file `fd` (same device and inode). */
+function namesFile(path: string, fd: number): boolean {
+  try {
+    const a = statSync(path);
+    const b = fstatSync(fd);
+    return a.ino === b.ino && a.dev === b.dev;
   } catch {
-    return undefined; // Released between our open attempt and this look.
-  }
-  const holder = parseBody(text);
-  if (age > LEASE_MS) return { text, ...(holder ? { holder } : {}), stale: true };
-  if (!holder) return { text, stale: age > UNWRITTEN_MS };
-  const here = holder.host === hostname() && holder.ns === pidNamespace() && holder.ns !== '';
-  return { text, holder, stale: here && !alive(holder.pid) };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return false;
   }
 }
 
-/** Removes a stale lock only if it still holds what was judged stale (another process may have replaced it since). */
-function removeStale(lockFile: string, judged: string): void {
+/** The pid the holder wrote in the lock file (informational: the lock is the flock), or 'unknown'. Reads its first bytes only. */
+function holderOf(fd: number): string {
   try {
-    if (readFileSync(lockFile, 'utf8') !== judged) return;
-    // An empty lock being written right now would read the same: leave it its grace.
-    if (judged === '' && Date.now() - statSync(lockFile).mtimeMs <= UNWRITTEN_MS) return;
-    unlinkSync(lockFile);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const bytes = Buffer.alloc(512);
+    const n = readSync(fd, bytes, 0, bytes.length, 0);
+    const v = JSON.parse(bytes.subarray(0, n).toString('utf8')) as { pid?: unknown; host?: unknown };
+    if (Number.isSafeInteger(v.pid)) return typeof v.host === 'string' && v.host !== hostname() ? `${String(v.pid)} on ${v.host}` : String(v.pid);
+  } catch {
+    // Empty (being written, or released) or not ours.
   }
+  return 'unknown';
 }

@@ -2,7 +2,7 @@ import { UNCHANGED } from './define.js';
 import { cellResultBlocker } from './cell-pass.js';
 import type { EventOf, LifecycleEvent } from './events.js';
 import { type Reducer, type StateSpec, defineLifecycle } from './define.js';
-import type { CellResult, IndependentEvidence } from './requirement.js';
+import { type CellResult, type IndependentEvidence, sameEngines } from './requirement.js';
 import type { GateSpec } from './requirements.js';
 
 export interface GateContext {
@@ -42,16 +42,17 @@ export function gateStanding(ctx: GateContext): GateStanding {
 }
 
 function computeStanding(ctx: GateContext): GateStanding {
+  // Plain loops: this runs after every result a gate takes.
   const cells = ctx.spec.cells;
-  if (cells.some((c) => ctx.results[c]?.pass === false)) return 'failed';
-  if (cells.some((c) => gateCellBlocker(ctx, c) !== undefined)) return 'pending';
+  for (let i = 0; i < cells.length; i++) if (ctx.results[cells[i]!]?.pass === false) return 'failed';
+  for (let i = 0; i < cells.length; i++) if (gateCellBlocker(ctx, cells[i]!) !== undefined) return 'pending';
   if (ctx.spec.independent && ctx.accepted.length === 0) return 'awaiting-acceptance';
   return 'passed';
 }
 
 /** Independent evidence once per profile: repeats add nothing. */
 function addOnce(list: IndependentEvidence[], entry: IndependentEvidence): IndependentEvidence[] {
-  return list.some((a) => a.adapter === entry.adapter && a.engines.join() === entry.engines.join()) ? list : [...list, entry];
+  return list.some((a) => a.adapter === entry.adapter && sameEngines(a.engines, entry.engines)) ? list : [...list, entry];
 }
 
 const voided = (engines: readonly string[], engine: string) => engines.includes(engine);
@@ -62,7 +63,11 @@ const reducers: Record<string, Reducer<GateContext>> = {
     if (!e.onPins || !ctx.spec.cells.includes(e.cell)) return UNCHANGED;
     const result: CellResult = e.result;
     const accepted = e.pass && e.independent ? addOnce(ctx.accepted, e.evidence) : ctx.accepted;
-    return { results: { ...ctx.results, [e.cell]: result }, accepted };
+    // Copied key by key, then the cell set: the keys and their order a spread with the cell last gives.
+    const results: Record<string, CellResult> = {};
+    for (const cell in ctx.results) results[cell] = ctx.results[cell]!;
+    results[e.cell] = result;
+    return { results, accepted };
   },
   applyAcceptance: (ctx, event) => {
     const e = event as EventOf<'gate.acceptance'>;

@@ -123,13 +123,20 @@ export function replacementReady(ctx: RequirementContext): boolean {
 
 /** The adapter of the latest consumption: the profile removal gates must pass on. */
 export function consumingAdapter(ctx: RequirementContext): string | undefined {
-  let latest: Consumption | undefined;
-  for (const c of ctx.consumed) if (c && (!latest || c.seq > latest.seq)) latest = c;
+  let latest: Consumption | null | undefined;
+  const consumed = ctx.consumed;
+  for (let i = 0; i < consumed.length; i++) {
+    const c = consumed[i];
+    if (c && (!latest || c.seq > latest.seq)) latest = c;
+  }
   return latest?.adapter;
 }
 
 export function independentOk(ctx: RequirementContext, gateSlot: number, adapter: string | undefined): boolean {
-  return (ctx.accepted[gateSlot] ?? []).some((e) => adapter === undefined || e.adapter === adapter);
+  const list = ctx.accepted[gateSlot];
+  if (!list) return false;
+  for (let i = 0; i < list.length; i++) if (adapter === undefined || list[i]!.adapter === adapter) return true;
+  return false;
 }
 
 /** Why a cell does not count, or undefined when it passed on the profile. */
@@ -145,7 +152,8 @@ export function cellBlocker(ctx: RequirementContext, cell: CellSpec, adapter: st
 /** Every cell passed on one adapter (the given one, or a common one) with equal hashes and independence where required. */
 export function cellsPassed(ctx: RequirementContext, cells: readonly CellSpec[], adapter: string | undefined): boolean {
   let profile = adapter;
-  for (const cell of cells) {
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i]!;
     if (cellBlocker(ctx, cell, profile) !== undefined) return false;
     if (profile === undefined && cell.hashes !== 'none') profile = ctx.results[cell.slot]?.adapter;
   }
@@ -347,9 +355,17 @@ export function refuse(ctx: RequirementContext, e: LifecycleEvent): Partial<Requ
   return { refused: [...ctx.refused, { seq: e.seq, type: e.type }] };
 }
 
+/**
+ * The same engine names (`join()` equal). The fold gives every result bound to one set of names
+ * the same array, so the identity answers first and the names are compared only otherwise.
+ */
+export function sameEngines(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || a.join() === b.join();
+}
+
 /** Adds independent evidence for a gate once per profile (adapter and engines): repeats add nothing. */
 function addIndependent(accepted: (IndependentEvidence[] | null)[], gateSlot: number, entry: IndependentEvidence): (IndependentEvidence[] | null)[] {
   const list = accepted[gateSlot] ?? [];
-  if (list.some((a) => a.adapter === entry.adapter && a.engines.join() === entry.engines.join())) return accepted;
+  for (let i = 0; i < list.length; i++) if (list[i]!.adapter === entry.adapter && sameEngines(list[i]!.engines, entry.engines)) return accepted;
   return withSlot(accepted, gateSlot, [...list, entry]);
 }

@@ -79,7 +79,16 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string, 
     const blocker = after
       ? `released in ${after.version}, after the pin ${ctx.pin!.version}: move the pin and re-run the gates`
       : !released ? `not released on the pinned ${spec.engine} line ${ctx.pin?.line ?? '?'} (${release})` : !consumption ? 'released, not consumed by the adapter' : undefined;
-    return { index: c.index, subject: c.subject, requires: c.requires, release, ...(c.upstream ? { upstream: c.upstream } : {}), ...(consumption ? { consumed: { seq: consumption.seq, ...(consumption.adapter ? { adapter: consumption.adapter } : {}) } } : {}), ...(blocker ? { blocker } : {}) };
+    // Optional fields assigned, not spread from temporaries (the board builds thousands): same keys, same order.
+    const row: ConditionRow = { index: c.index, subject: c.subject, requires: c.requires, release };
+    if (c.upstream) row.upstream = c.upstream;
+    if (consumption) {
+      const consumed: NonNullable<ConditionRow['consumed']> = { seq: consumption.seq };
+      if (consumption.adapter) consumed.adapter = consumption.adapter;
+      row.consumed = consumed;
+    }
+    if (blocker) row.blocker = blocker;
+    return row;
   });
   const path = contract.kind === 'hook' ? 'removal' : 'reopening';
   const cellRows = (cells: readonly CellSpec[], p: MatrixCell['path'], profileAdapter: string | undefined): MatrixCell[] => {
@@ -91,7 +100,8 @@ export function contractMatrix(registry: Registry, fold: FoldState, id: string, 
       return matrixCell(p, cell.gate, cell.cell, r, r ? describe(fold.pins, r) : '-', blocker, cell.independent);
     });
   };
-  const cells = [...cellRows(spec.cells, path, adapter), ...cellRows(spec.dropCells, 'drop', undefined)];
+  const removal = cellRows(spec.cells, path, adapter);
+  const cells = spec.dropCells.length ? removal.concat(cellRows(spec.dropCells, 'drop', undefined)) : removal;
   return { id, kind: contract.kind, state: folded.value, conditions, cells, ...(adapter ? { adapter } : {}) };
 }
 
@@ -135,9 +145,12 @@ export function blockerLines(matrix: ContractMatrix): string[] {
     entry.cells.push(cell);
     byGate.set(key, entry);
   }
-  for (const [key, { path, cells }] of byGate) {
-    const gate = key.split('|')[1]!;
-    const reasons = [...new Set(cells.map((c) => c.blocker))].join('; ');
+  for (const { path, cells } of byGate.values()) {
+    const gate = cells[0]!.gate;
+    // Each distinct reason once, in first-seen order.
+    const seen: string[] = [];
+    for (const c of cells) if (!seen.includes(c.blocker!)) seen.push(c.blocker!);
+    const reasons = seen.join('; ');
     const prefix = path === 'drop' ? 'drop path: ' : '';
     const which = cells.length === 1 && cells[0]!.cell === '-' ? '' : ` (${cells.length} cell${cells.length === 1 ? '' : 's'})`;
     lines.push(`${prefix}${gate}${which}: ${reasons}`);

@@ -31,9 +31,20 @@ export function cacheDirNotice(env: NodeJS.ProcessEnv): Diagnostic[] {
   return named !== undefined && named.trim() === '' ? [diagnose('cacheDirEmpty', {})] : [];
 }
 
-/** Identifies the registry's content: any contract edit gives another fold. */
+const fingerprints = new WeakMap<Registry, string>();
+
+/**
+ * Identifies the registry's content: any contract edit gives another fold. Computed once per
+ * registry, as its lifecycle index is (`worldOf`): a registry is not changed once loaded (an
+ * edited file is a new registry).
+ */
 export function registryFingerprint(registry: Registry): string {
-  return sha256(JSON.stringify(registry.contracts));
+  let known = fingerprints.get(registry);
+  if (known === undefined) {
+    known = sha256(JSON.stringify(registry.contracts));
+    fingerprints.set(registry, known);
+  }
+  return known;
 }
 
 let codeHash: string | undefined;
@@ -153,13 +164,15 @@ export function loadCachedSnapshot(dir: string, files: LedgerFiles, registry: Re
   try {
     const key = cacheKey(dir, false);
     if (!key) return undefined;
-    const text = readFileSync(file, 'utf8');
-    const nl = text.indexOf('\n');
-    const seal = Buffer.from(text.slice(0, nl), 'hex');
-    const body = text.slice(nl + 1);
+    // The seal is checked over the file's bytes as read; only a body it covers is decoded, once.
+    const bytes = readFileSync(file);
+    const nl = bytes.indexOf(0x0a);
+    if (nl < 0) return undefined;
+    const seal = Buffer.from(bytes.toString('latin1', 0, nl), 'hex');
+    const body = bytes.subarray(nl + 1);
     const expected = createHmac('sha256', key).update(body).digest();
-    if (nl < 0 || seal.length !== expected.length || !timingSafeEqual(seal, expected)) return undefined; // Edited, torn or sealed under another key.
-    cached = JSON.parse(body) as CacheFile;
+    if (seal.length !== expected.length || !timingSafeEqual(seal, expected)) return undefined; // Edited, torn or sealed under another key.
+    cached = JSON.parse(body.toString('utf8')) as CacheFile;
   } catch {
     return undefined; // A torn cache write: fold from the start and rewrite it.
   }
