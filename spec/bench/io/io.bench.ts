@@ -36,6 +36,8 @@ const path = join(dir, 'io-bench.bin');
 interface Rate {
   bytesPerSec: number;
   iops: number;
+  /** CPU (user + system) per op: fio's job thread from its report, ours from process.cpuUsage(). */
+  cpuUsPerOp: number;
 }
 
 /**
@@ -51,7 +53,8 @@ function fio(rw: 'read' | 'write' | 'randread', bs: string, depth: number): Rate
   ], { encoding: 'utf8', maxBuffer: 64 * MiB });
   const job = JSON.parse(out.slice(out.indexOf('{'))).jobs[0];
   const side = rw === 'write' ? job.write : job.read;
-  return { bytesPerSec: side.bw_bytes, iops: side.iops };
+  // usr_cpu and sys_cpu are percent of the job's run time.
+  return { bytesPerSec: side.bw_bytes, iops: side.iops, cpuUsPerOp: ((job.usr_cpu + job.sys_cpu) / 100 / side.iops) * 1e6 };
 }
 
 /**
@@ -71,6 +74,7 @@ function driveCallbacks(depth: number, issue: (slot: number, n: number, done: (e
   let bytes = 0;
   let issued = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const end = t0 + seconds * 1000;
   return new Promise((resolve, reject) => {
     let running = depth;
@@ -84,7 +88,8 @@ function driveCallbacks(depth: number, issue: (slot: number, n: number, done: (e
       if (!stopped && (ops % 64 !== 0 || performance.now() < end)) next(slot);
       else if (((stopped = true), --running === 0)) {
         const secs = (performance.now() - t0) / 1000;
-        resolve({ bytesPerSec: bytes / secs, iops: ops / secs });
+        const cpu = process.cpuUsage(cpu0);
+        resolve({ bytesPerSec: bytes / secs, iops: ops / secs, cpuUsPerOp: (cpu.user + cpu.system) / ops });
       }
     });
     for (let slot = 0; slot < depth; slot++) next(slot);
@@ -207,7 +212,9 @@ async function main(): Promise<void> {
   const versusNode = versus(random, 1, 2);
   results.push(row('random 4 KiB read, 64 in flight (submitRead)', 'kIOPS', versusNode, (r) => r.iops / 1e3, nodeName, `3 (bound ${boundRatio.toFixed(2)}, row below)`));
   results.push(row('bound: fio vs fs.promises (random 4 KiB, 64 in flight)', 'kIOPS', bound, (r) => r.iops / 1e3, nodeName, "none (the disk's bound)"));
+  const cpu = (i: number) => median(random[i]!).cpuUsPerOp.toFixed(2);
   notes.push(
+    `CPU per random 4 KiB read, µs (user + system, median-rate round): fio ${cpu(0)}, submitRead ${cpu(1)}, read ${cpu(3)}, fs.promises ${cpu(2)}`,
     `fs.promises peer: UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? '(unset: 4)'}, ${poolInFlight} reads measured blocked in the pool at once`,
     `3x fs.promises target vs the bound: fio itself reaches ${boundRatio.toFixed(2)}x fs.promises (worst round) on this disk; ` +
       (boundRatio >= 3 ? 'the target is within the bound' : `3x is above what the disk allows anyone; ours reaches ${(Math.min(...versusNode.rounds) / boundRatio).toFixed(2)} of the bound (worst round of each)`),
