@@ -5,10 +5,16 @@ namespace orbitkv {
 std::atomic<int64_t> IoOp::live{0};
 
 namespace {
+/** 0 before this thread's pool exists, 1 while it does, 2 once it was destroyed at thread exit
+ *  (an op released after that, by a late finalizer, is plainly deleted). Trivially destructible,
+ *  so it can be read at any time. */
+thread_local int poolState = 0;
 /** This thread's released records; freed with the thread. */
 struct OpPool {
   std::vector<IoOp*> free;
+  OpPool() { poolState = 1; }
   ~OpPool() {
+    poolState = 2;
     for (IoOp* op : free) delete op;
   }
 };
@@ -17,7 +23,7 @@ thread_local OpPool pool;
 
 OpPtr IoOp::Acquire() {
   live.fetch_add(1, std::memory_order_relaxed);
-  if (pool.free.empty()) return OpPtr(new IoOp());
+  if (poolState == 2 || pool.free.empty()) return OpPtr(new IoOp());
   IoOp* op = pool.free.back();
   pool.free.pop_back();
   return OpPtr(op);
@@ -27,7 +33,7 @@ void IoOp::Release(IoOp* op) {
   if (op == nullptr) return;
   live.fetch_sub(1, std::memory_order_relaxed);
   op->pins.clear();  // the buffers go now, whatever happens to the record
-  if (pool.free.size() >= kPoolLimit) {
+  if (poolState == 2 || pool.free.size() >= kPoolLimit) {
     delete op;
     return;
   }
