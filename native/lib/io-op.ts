@@ -30,25 +30,48 @@ export class Op implements PendingOperation {
   outcome: CancelOutcome | null = null;
   /** Set by cancel(): told the outcome when the op settles (lazily, off the hot path). */
   onSettled: ((outcome: CancelOutcome) => void) | null = null;
-  readonly isRead: boolean;
+  isRead: boolean;
 
   constructor(
-    readonly id: number,
-    readonly op: OpName,
-    readonly file: FileHandle,
+    public id: number,
+    public op: OpName,
+    public file: FileHandle,
     public buffer: Uint8Array | null,
     public buffers: Uint8Array[] | null,
-    readonly bufferOffset: number,
-    readonly length: number,
-    readonly offset: number,
-    readonly bufIndex: number,
+    public bufferOffset: number,
+    public length: number,
+    public offset: number,
+    public bufIndex: number,
     /** The promise's settlers, or null for a callback-style op (then `done` is set). */
     readonly resolve: ((bytes: number) => void) | null,
     readonly reject: ((error: Error) => void) | null,
-    readonly done: OpCallback | null,
+    public done: OpCallback | null,
     private readonly cancelHook: CancelHook,
   ) {
     this.isRead = op === 'read' || op === 'readv';
+  }
+
+  /**
+   * Makes a settled callback-style read (one nothing refers to any more: out of every queue,
+   * map and file) a fresh queued read, so a steady stream of reads allocates no records.
+   */
+  reuseAsRead(id: number, file: FileHandle, buffer: Uint8Array, bufferOffset: number, length: number, offset: number, bufIndex: number, done: OpCallback): this {
+    this.state = 'queued';
+    this.cancelRequested = false;
+    this.deadlineMs = 0;
+    this.outcome = null;
+    this.onSettled = null;
+    this.id = id;
+    this.op = 'read';
+    this.isRead = true;
+    this.file = file;
+    this.buffer = buffer;
+    this.bufferOffset = bufferOffset;
+    this.length = length;
+    this.offset = offset;
+    this.bufIndex = bufIndex;
+    this.done = done;
+    return this;
   }
 
   /** The file's pending-operation entry: DirectFile.close({ cancel }) calls it. */

@@ -85,6 +85,8 @@ export class IoRing {
   private readonly rowBuffers: (Uint8Array | null)[];
   private readonly rowOps: (Op | null)[];
   private readonly cancelHook: CancelHook = (op, deadlineMs) => this.cancelOp(op, deadlineMs);
+  /** Settled submitRead records for reuse (at most a depth's worth; see settle). */
+  private readonly spare: Op[] = [];
 
   constructor(options: RingOptions = {}) {
     const depth = options.depth ?? 64;
@@ -153,8 +155,9 @@ export class IoRing {
     if (this.closing) throw new RingClosedError(`read ${handle.path}`);
     if (handle.closed) throw new IoError('EBADF', 'read', handle.path, offset, len);
     const bufIndex = this.registered.size > 0 ? this.registeredIndex(buffer, bufferOffset, len) : -1;
-    const rec = new Op(this.takeId(), 'read', handle, buffer, null, bufferOffset, len, offset, bufIndex, null, null, done, this.cancelHook);
-    this.ops.set(rec.id, rec);
+    const id = this.takeId();
+    const rec = this.spare.pop()?.reuseAsRead(id, handle, buffer, bufferOffset, len, offset, bufIndex, done) ?? new Op(id, 'read', handle, buffer, null, bufferOffset, len, offset, bufIndex, null, null, done, this.cancelHook);
+    this.ops.set(id, rec);
     handle.attach(rec);
     this.reads.push(rec);
     this.schedulePump();
@@ -452,6 +455,8 @@ export class IoRing {
 
   private settle(rec: Op, outcome: number | Error): void {
     if (rec.state === 'settled') return;
+    // A record cancelled while queued is still in its queue (skipped there later): never reused.
+    const reusable = rec.done !== null && rec.state === 'submitted' && this.spare.length < this.depth;
     rec.state = 'settled';
     this.ops.delete(rec.id);
     if (rec.timer) clearTimeout(rec.timer);
@@ -463,6 +468,11 @@ export class IoRing {
     else rec.reject!(outcome);
     rec.onSettled?.(rec.outcome);
     rec.file.detach(rec);
+    if (reusable) {
+      rec.done = null;
+      rec.onSettled = null;
+      this.spare.push(rec);
+    }
   }
 
   private checkDrained(): void {

@@ -15,8 +15,8 @@ static OpKind CheckKind(Napi::Env env, double value, bool vectored) {
   return k;
 }
 
-static std::unique_ptr<IoOp> ParseHead(Napi::Env env, double id, double kind, double fd, bool vectored) {
-  auto op = std::make_unique<IoOp>();
+static OpPtr ParseHead(Napi::Env env, double id, double kind, double fd, bool vectored) {
+  OpPtr op = IoOp::Acquire();
   op->id = static_cast<uint32_t>(CheckInt(env, id, "id", 0, UINT32_MAX));
   op->kind = CheckKind(env, kind, vectored);
   op->fd = static_cast<int>(CheckInt(env, fd, "fd", 0, INT32_MAX));
@@ -25,7 +25,7 @@ static std::unique_ptr<IoOp> ParseHead(Napi::Env env, double id, double kind, do
 
 // One op from its fields (id, kind, fd, bufferOffset, length, fileOffset, bufIndex) and buffer:
 // the checks queue() and queueMany() share.
-static std::unique_ptr<IoOp> BuildOp(Napi::Env env, const double* f, Napi::Value buffer) {
+static OpPtr BuildOp(Napi::Env env, const double* f, Napi::Value buffer) {
   auto op = ParseHead(env, f[0], f[1], f[2], false);
   if (op->kind != OpKind::Fsync) {
     Bytes buf = ArgBytes(env, buffer, "buffer");
@@ -49,7 +49,7 @@ static double NumberArg(const Napi::CallbackInfo& info, size_t i, const char* na
   throw ArgError(info.Env(), false, std::string(name) + " must be a number");
 }
 
-std::unique_ptr<IoOp> ParseQueue(const Napi::CallbackInfo& info) {
+OpPtr ParseQueue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   double f[kQueueRow];
   f[0] = NumberArg(info, 0, "id", true);
@@ -68,7 +68,7 @@ std::unique_ptr<IoOp> ParseQueue(const Napi::CallbackInfo& info) {
   return BuildOp(env, f, buffer);
 }
 
-std::unique_ptr<IoOp> ParseRow(Napi::Env env, const double* row, Napi::Value buffer) { return BuildOp(env, row, buffer); }
+OpPtr ParseRow(Napi::Env env, const double* row, Napi::Value buffer) { return BuildOp(env, row, buffer); }
 
 QueueRows ParseQueueRows(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -87,7 +87,7 @@ QueueRows ParseQueueRows(const Napi::CallbackInfo& info) {
   return rows;
 }
 
-std::unique_ptr<IoOp> ParseQueueVec(const Napi::CallbackInfo& info) {
+OpPtr ParseQueueVec(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto op = ParseHead(env, NumberArg(info, 0, "id", true), NumberArg(info, 1, "kind", true), NumberArg(info, 2, "fd", true), true);
   if (info.Length() < 4 || !info[3].IsArray()) throw ArgError(env, false, "buffers must be an array");

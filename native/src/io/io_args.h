@@ -17,9 +17,9 @@ constexpr uint32_t kMaxSegments = 1024;
 constexpr size_t kQueueRow = 7;
 
 /** queue(id, kind, fd, buffer|null, bufferOffset, length, fileOffset, bufIndex) */
-std::unique_ptr<IoOp> ParseQueue(const Napi::CallbackInfo& info);
+OpPtr ParseQueue(const Napi::CallbackInfo& info);
 /** One row of queueMany()'s table (kQueueRow numbers) with its buffer (ignored for fsync). */
-std::unique_ptr<IoOp> ParseRow(Napi::Env env, const double* row, Napi::Value buffer);
+OpPtr ParseRow(Napi::Env env, const double* row, Napi::Value buffer);
 /** queueMany(start, end, table, buffers, reap): the rows to queue, checked against the table. */
 struct QueueRows {
   size_t start = 0;
@@ -30,7 +30,7 @@ struct QueueRows {
 };
 QueueRows ParseQueueRows(const Napi::CallbackInfo& info);
 /** queueVec(id, kind, fd, buffers[], fileOffset) */
-std::unique_ptr<IoOp> ParseQueueVec(const Napi::CallbackInfo& info);
+OpPtr ParseQueueVec(const Napi::CallbackInfo& info);
 /** new Backend(depth, onComplete, ids, results): the depth. */
 unsigned ParseDepth(const Napi::CallbackInfo& info);
 /** A duplicate id would orphan the first op's completion: refused. */

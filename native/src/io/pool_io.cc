@@ -46,7 +46,7 @@ void PoolIo::CheckOpen(Napi::Env env) const {
   }
 }
 
-void PoolIo::Start(Napi::Env env, std::unique_ptr<IoOp> op) {
+void PoolIo::Start(Napi::Env env, OpPtr op) {
   if (inflight_.count(op->id) != 0) throw DuplicateId(env, op->id);
   auto* work = new Work();
   work->op = std::move(op);

@@ -20,7 +20,7 @@ class PoolIo : public Napi::ObjectWrap<PoolIo> {
  private:
   struct Work {
     uv_work_t req;
-    std::unique_ptr<IoOp> op;
+    OpPtr op;
     PoolIo* owner;
     int error = 0;
   };
@@ -36,7 +36,7 @@ class PoolIo : public Napi::ObjectWrap<PoolIo> {
   Napi::Value Depth(const Napi::CallbackInfo& info);
 
   void CheckOpen(Napi::Env env) const;
-  void Start(Napi::Env env, std::unique_ptr<IoOp> op);
+  void Start(Napi::Env env, OpPtr op);
   static void Execute(uv_work_t* req);
   static void AfterExecute(uv_work_t* req, int status);
 

@@ -41,6 +41,7 @@ UringRing::UringRing(const Napi::CallbackInfo& info) : Napi::ObjectWrap<UringRin
   if (ret < 0) throw SystemError(env, -ret, "io_uring_setup", "depth " + std::to_string(depth));
   open_ = true;
   depth_ = ring_.sq.ring_entries;
+  inflight_.reserve(depth_);
   eventFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (eventFd_ < 0) {
     int err = errno;
@@ -81,7 +82,7 @@ void UringRing::Teardown() {
     close(eventFd_);
     eventFd_ = -1;
   }
-  for (auto& entry : inflight_) delete entry.second;
+  for (auto& entry : inflight_) IoOp::Release(entry.second);
   inflight_.clear();
   registered_.clear();
   registeredPins_.clear();
@@ -140,7 +141,7 @@ void UringRing::Prep(io_uring_sqe* sqe, IoOp* op) {
   io_uring_sqe_set_data(sqe, op);
 }
 
-void UringRing::Track(Napi::Env env, std::unique_ptr<IoOp> owned) {
+void UringRing::Track(Napi::Env env, OpPtr owned) {
   if (inflight_.count(owned->id) != 0) throw DuplicateId(env, owned->id);
   io_uring_sqe* sqe = GetSqe(env);
   IoOp* op = owned.release();
@@ -167,7 +168,7 @@ void UringRing::CheckFixed(Napi::Env env, const IoOp& op) const {
 Napi::Value UringRing::Queue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  std::unique_ptr<IoOp> op = ParseQueue(info);
+  OpPtr op = ParseQueue(info);
   CheckFixed(env, *op);
   Track(env, std::move(op));
   return env.Undefined();
@@ -183,7 +184,7 @@ Napi::Value UringRing::QueueMany(const Napi::CallbackInfo& info) {
   QueueRows rows = ParseQueueRows(info);
   for (size_t i = rows.start; i < rows.end; i++) {
     try {
-      std::unique_ptr<IoOp> op = ParseRow(env, rows.table + i * kQueueRow, rows.buffers.Get(static_cast<uint32_t>(i)));
+      OpPtr op = ParseRow(env, rows.table + i * kQueueRow, rows.buffers.Get(static_cast<uint32_t>(i)));
       CheckFixed(env, *op);
       Track(env, std::move(op));
     } catch (Napi::Error& e) {
@@ -307,7 +308,7 @@ size_t UringRing::Collect(Napi::Env env) {
     double result = res < 0 ? res : (moving ? static_cast<double>(op->done) : 0);
     inflight_.erase(op->id);
     uint32_t id = op->id;
-    delete op;
+    IoOp::Release(op);
     sink_.Push(id, result);
     collected++;
   }

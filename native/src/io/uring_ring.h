@@ -35,7 +35,7 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   Napi::Value SubmitAndReap(Napi::Env env, bool reap);
   io_uring_sqe* GetSqe(Napi::Env env);
   void Prep(io_uring_sqe* sqe, IoOp* op);
-  void Track(Napi::Env env, std::unique_ptr<IoOp> op);
+  void Track(Napi::Env env, OpPtr op);
   void Reap(Napi::Env env);
   size_t Collect(Napi::Env env);
   bool BecameIdle();

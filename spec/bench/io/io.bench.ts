@@ -4,18 +4,21 @@
  *   - sequential 1 MiB writes and reads at depth 16 (target: ≥ 0.9 of fio)
  *   - random 4 KiB reads at depth 64 (targets: ≥ 0.9 of fio, ≥ 3 × fs.promises), fio, ours
  *     (ring.submitRead, a callback per read; and ring.read, a promise per read) and fs.promises
- *     in the same rounds; fio over fs.promises is printed too: it bounds what ours over
- *     fs.promises can reach on this disk
+ *     in the same rounds; the row "bound: fio vs fs.promises" is fio over fs.promises in the
+ *     same rounds: what anyone can reach over fs.promises on this disk, and the 3x target is
+ *     stated against it
+ * fio runs plain io_uring as ours does (no fixed buffers, registered files or SQ polling).
  * Peers and ours alternate ORBITKV_BENCH_ROUNDS times (3, the order rotating each round) for
  * ORBITKV_BENCH_SECONDS each (2); each round gives a ratio, and a row's ratio is its worst round
  * (the targets hold in every round). The fs.promises peer runs with UV_THREADPOOL_SIZE=64 (set
- * by `npm run bench:io`), so it really has 64 reads in flight; the load average is printed with
+ * by `npm run bench:io`), so it really has 64 reads in flight: the bench counts the pool threads
+ * blocked at once on 64 reads of a FIFO and prints it with the peer; the load average is printed with
  * the numbers. The file lives in ORBITKV_BENCH_DIR (default .bench-tmp/), 1 GiB unless
  * ORBITKV_BENCH_SIZE.
  * Lives in a subfolder so `npm run bench` (CPU-only, no fio) does not pick it up.
  */
 import { execFileSync } from 'node:child_process';
-import { constants, mkdirSync, rmSync } from 'node:fs';
+import { constants, mkdirSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -33,9 +36,15 @@ const path = join(dir, 'io-bench.bin');
 interface Rate {
   bytesPerSec: number;
   iops: number;
+  /** CPU (user + system) per op: fio's job thread from its report, ours from process.cpuUsage(). */
+  cpuUsPerOp: number;
 }
 
-/** fio with the io_uring engine, O_DIRECT, time-based; returns the job's read or write rate. */
+/**
+ * fio with the io_uring engine, O_DIRECT, time-based; returns the job's read or write rate.
+ * Plain io_uring as ours uses it: no --fixedbufs, --registerfiles, --sqthread_poll or --hipri
+ * (fio's defaults), so both sides do the same work per op.
+ */
 function fio(rw: 'read' | 'write' | 'randread', bs: string, depth: number): Rate {
   const out = execFileSync('fio', [
     '--name=orbitkv', `--filename=${path}`, '--ioengine=io_uring', '--direct=1', `--rw=${rw}`, `--bs=${bs}`,
@@ -44,62 +53,79 @@ function fio(rw: 'read' | 'write' | 'randread', bs: string, depth: number): Rate
   ], { encoding: 'utf8', maxBuffer: 64 * MiB });
   const job = JSON.parse(out.slice(out.indexOf('{'))).jobs[0];
   const side = rw === 'write' ? job.write : job.read;
-  return { bytesPerSec: side.bw_bytes, iops: side.iops };
+  // usr_cpu and sys_cpu are percent of the job's run time.
+  return { bytesPerSec: side.bw_bytes, iops: side.iops, cpuUsPerOp: ((job.usr_cpu + job.sys_cpu) / 100 / side.iops) * 1e6 };
 }
 
 /**
  * Keeps `depth` ops in flight for `seconds`; `issue(slot, n)` starts op number n on a slot.
- * Plain promise callbacks rather than async loops, so the harness costs little per op.
+ * Plain promise callbacks rather than async loops, made once per slot, so the harness costs
+ * little per op and allocates nothing of its own per op.
  */
 function drive(depth: number, issue: (slot: number, n: number) => Promise<number>): Promise<Rate> {
-  let ops = 0;
-  let bytes = 0;
-  let issued = 0;
-  const t0 = performance.now();
-  const end = t0 + seconds * 1000;
-  return new Promise((resolve, reject) => {
-    let running = depth;
-    let stopped = false;
-    const next = (slot: number): void => {
-      issue(slot, issued++).then((moved) => {
-        bytes += moved;
-        ops++;
-        // Read the clock every 64 completions only; once past the end, every slot stops.
-        if (!stopped && (ops % 64 !== 0 || performance.now() < end)) next(slot);
-        else if (((stopped = true), --running === 0)) {
-          const secs = (performance.now() - t0) / 1000;
-          resolve({ bytesPerSec: bytes / secs, iops: ops / secs });
-        }
-      }, reject);
-    };
-    for (let slot = 0; slot < depth; slot++) next(slot);
+  return driveCallbacks(depth, (slot, n, done) => {
+    issue(slot, n).then((moved) => done(null, moved), (error: Error) => done(error, 0));
   });
 }
 
-/** drive(), for an API that reports to a callback: `issue(slot, n, done)` starts op n. */
+/** drive(), for an API that reports to a callback: `issue(slot, n, done)` starts op n; each slot's `done` is made once. */
 function driveCallbacks(depth: number, issue: (slot: number, n: number, done: (error: Error | null, moved: number) => void) => void): Promise<Rate> {
   let ops = 0;
   let bytes = 0;
   let issued = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const end = t0 + seconds * 1000;
   return new Promise((resolve, reject) => {
     let running = depth;
     let stopped = false;
-    const next = (slot: number): void => {
-      issue(slot, issued++, (error, moved) => {
-        if (error) return reject(error);
-        bytes += moved;
-        ops++;
-        if (!stopped && (ops % 64 !== 0 || performance.now() < end)) next(slot);
-        else if (((stopped = true), --running === 0)) {
-          const secs = (performance.now() - t0) / 1000;
-          resolve({ bytesPerSec: bytes / secs, iops: ops / secs });
-        }
-      });
-    };
+    const next = (slot: number): void => issue(slot, issued++, slotDone[slot]!);
+    const slotDone = Array.from({ length: depth }, (_, slot) => (error: Error | null, moved: number): void => {
+      if (error) return reject(error);
+      bytes += moved;
+      ops++;
+      // Read the clock every 64 completions only; once past the end, every slot stops.
+      if (!stopped && (ops % 64 !== 0 || performance.now() < end)) next(slot);
+      else if (((stopped = true), --running === 0)) {
+        const secs = (performance.now() - t0) / 1000;
+        const cpu = process.cpuUsage(cpu0);
+        resolve({ bytesPerSec: bytes / secs, iops: ops / secs, cpuUsPerOp: (cpu.user + cpu.system) / ops });
+      }
+    });
     for (let slot = 0; slot < depth; slot++) next(slot);
   });
+}
+
+/**
+ * How many fs.promises reads this process really runs at once: `depth` reads on a FIFO with
+ * nothing to read block one libuv pool thread each; the threads asleep in pipe_read are
+ * counted from /proc, then the FIFO is fed so every read returns. UV_THREADPOOL_SIZE=4 gives 4.
+ */
+async function poolReadsInFlight(depth: number): Promise<number> {
+  const fifo = join(dir, 'io-bench.fifo');
+  rmSync(fifo, { force: true });
+  execFileSync('mkfifo', [fifo]);
+  const handle = await open(fifo, constants.O_RDWR);
+  const byte = Buffer.alloc(depth);
+  const reads = Array.from({ length: depth }, (_, i) => handle.read(byte, i, 1, null));
+  let blocked = 0;
+  for (let tries = 0; tries < 50; tries++) {
+    await new Promise((r) => setTimeout(r, 20));
+    blocked = 0;
+    for (const task of readdirSync('/proc/self/task')) {
+      try {
+        if (readFileSync(`/proc/self/task/${task}/wchan`, 'utf8').includes('pipe_read')) blocked++;
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+    if (blocked >= depth) break;
+  }
+  writeSync(handle.fd, Buffer.alloc(depth, 1));
+  await Promise.all(reads);
+  await handle.close();
+  rmSync(fifo, { force: true });
+  return blocked;
 }
 
 function sequential(ring: IoRing, file: DirectFile, op: 'read' | 'write'): Promise<Rate> {
@@ -146,6 +172,8 @@ function median(rates: Rate[]): Rate {
 }
 
 const roundLines: string[] = [];
+const notes: string[] = [];
+const FIO_PEER = 'fio io_uring (plain, as ours)';
 
 async function main(): Promise<void> {
   execFileSync('fio', ['--version']);
@@ -157,33 +185,47 @@ async function main(): Promise<void> {
   fio('write', '1m', 16); // lays the file out
   const file = openFile(path, { write: true });
   const write = await paired(() => fio('write', '1m', 16), () => sequential(ring, file, 'write'));
-  results.push(row('sequential 1 MiB write, depth 16', 'GB/s', write, (r) => r.bytesPerSec / 1e9, 'fio io_uring', 0.9));
+  results.push(row('sequential 1 MiB write, depth 16', 'GB/s', write, (r) => r.bytesPerSec / 1e9, FIO_PEER, 0.9));
 
   const read = await paired(() => fio('read', '1m', 16), () => sequential(ring, file, 'read'));
-  results.push(row('sequential 1 MiB read, depth 16', 'GB/s', read, (r) => r.bytesPerSec / 1e9, 'fio io_uring', 0.9));
+  results.push(row('sequential 1 MiB read, depth 16', 'GB/s', read, (r) => r.bytesPerSec / 1e9, FIO_PEER, 0.9));
 
   // Random reads: fio, ours and fs.promises in the same rounds, so every ratio (and the device's
   // own ceiling for the fs.promises one, fio / fs.promises) comes from the same minutes.
   const small = Array.from({ length: 64 }, () => allocAligned(4096));
   const ourRandom = () => drive(64, (slot, n) => ring.read(file, small[slot]!, offsets[n % offsets.length]!));
-  const ourRandomCallbacks = () => driveCallbacks(64, (slot, n, done) => ring.submitRead(file, small[slot]!, offsets[n % offsets.length]!, done));
+  const ourRandomCallbacks = () =>
+    driveCallbacks(64, (slot, n, done) => {
+      ring.submitRead(file, small[slot]!, offsets[n % offsets.length]!, done);
+    });
+  const poolInFlight = await poolReadsInFlight(64);
   const handle = await open(path, constants.O_RDONLY | constants.O_DIRECT);
   const nodeRandom = () => drive(64, (slot, n) => handle.read(small[slot]!, 0, 4096, offsets[n % offsets.length]!).then((r) => r.bytesRead));
   const random = await rotated([() => fio('randread', '4k', 64), ourRandomCallbacks, nodeRandom, ourRandom]);
   await handle.close();
-  const nodeName = `fs.promises FileHandle, UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? 4}`;
-  results.push(row('random 4 KiB read, depth 64 (submitRead: a callback per read)', 'kIOPS', versus(random, 1, 0), (r) => r.iops / 1e3, 'fio io_uring', 0.9));
-  results.push(row('random 4 KiB read, depth 64 (read: a promise per read)', 'kIOPS', versus(random, 3, 0), (r) => r.iops / 1e3, 'fio io_uring', 0.9));
-  results.push(row('random 4 KiB read, 64 in flight (submitRead)', 'kIOPS', versus(random, 1, 2), (r) => r.iops / 1e3, nodeName, 3));
-  // What the row above can reach on this disk if ours matched fio exactly: fio over fs.promises.
-  results.push(row('random 4 KiB read: fio over fs.promises (the ceiling of the row above)', 'kIOPS', versus(random, 0, 2), (r) => r.iops / 1e3, nodeName, 'none (the disk\'s bound)'));
+  const nodeName = `fs.promises FileHandle, UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? 4}, ${poolInFlight} in flight`;
+  results.push(row('random 4 KiB read, depth 64 (submitRead: a callback per read)', 'kIOPS', versus(random, 1, 0), (r) => r.iops / 1e3, FIO_PEER, 0.9));
+  results.push(row('random 4 KiB read, depth 64 (read: a promise per read)', 'kIOPS', versus(random, 3, 0), (r) => r.iops / 1e3, FIO_PEER, 0.9));
+  // The 3x target stands against what the disk allows anyone: fio over fs.promises, same rounds.
+  const bound = versus(random, 0, 2);
+  const boundRatio = Math.min(...bound.rounds);
+  const versusNode = versus(random, 1, 2);
+  results.push(row('random 4 KiB read, 64 in flight (submitRead)', 'kIOPS', versusNode, (r) => r.iops / 1e3, nodeName, `3 (bound ${boundRatio.toFixed(2)}, row below)`));
+  results.push(row('bound: fio vs fs.promises (random 4 KiB, 64 in flight)', 'kIOPS', bound, (r) => r.iops / 1e3, nodeName, "none (the disk's bound)"));
+  const cpu = (i: number) => median(random[i]!).cpuUsPerOp.toFixed(2);
+  notes.push(
+    `CPU per random 4 KiB read, µs (user + system, median-rate round): fio ${cpu(0)}, submitRead ${cpu(1)}, read ${cpu(3)}, fs.promises ${cpu(2)}`,
+    `fs.promises peer: UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? '(unset: 4)'}, ${poolInFlight} reads measured blocked in the pool at once`,
+    `3x fs.promises target vs the bound: fio itself reaches ${boundRatio.toFixed(2)}x fs.promises (worst round) on this disk; ` +
+      (boundRatio >= 3 ? 'the target is within the bound' : `3x is above what the disk allows anyone; ours reaches ${(Math.min(...versusNode.rounds) / boundRatio).toFixed(2)} of the bound (worst round of each)`),
+  );
 
   await ring.close();
   await file.close();
   rmSync(path, { force: true });
   const loadAfter = loadavg();
   process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds of ${seconds} s\n`);
-  process.stdout.write(`${roundLines.join('\n')}\n`);
+  process.stdout.write(`${roundLines.join('\n')}\n${notes.join('\n')}\n`);
   printReport('io', results);
 }
 
