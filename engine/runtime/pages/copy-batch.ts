@@ -22,8 +22,9 @@ export class CopyBatcher {
   private readonly waiting: (() => void)[] = [];
 
   /**
-   * At most `concurrency` native calls at once (default 2 of libuv's 4 pool threads), so the
-   * index's fdatasyncs and other fs work on the pool are not queued behind a window of copies.
+   * At most `concurrency` native calls at once for this batcher (default 2 of libuv's 4 pool
+   * threads; a page file and the SSD tier's checksums each have one), so the index's fdatasyncs
+   * and other fs work on the pool are not all queued behind a window of copies.
    */
   constructor(private readonly blocksPerCall = 16, private readonly concurrency = 2) {}
 
