@@ -2,7 +2,8 @@
  * Block copies between pages and DRAM slots, gathered per turn of the event loop into native
  * batches (`copyBlocks`: a pool thread copies and checksums, the JS thread keeps serving I/O
  * completions meanwhile). One native call and one promise per batch of at most `blocksPerCall`
- * blocks, not per block; what is gathered is flushed in the same turn, so nothing accumulates.
+ * blocks, not per block; what is gathered is handed on in the same turn, and batches beyond
+ * the calls running wait only for them (no more than the callers' windows ever hold).
  */
 import { copyBlocks, type CopyRange } from '../../../native/index.js';
 
@@ -16,7 +17,16 @@ interface Request {
 export class CopyBatcher {
   private gathered: Request[] = [];
 
-  constructor(private readonly blocksPerCall = 16) {}
+  /** Native calls running, and the batches waiting for one of them to finish. */
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  /**
+   * At most `concurrency` native calls at once for this batcher (default 2 of libuv's 4 pool
+   * threads; a page file and the SSD tier's checksums each have one), so the index's fdatasyncs
+   * and other fs work on the pool are not all queued behind a window of copies.
+   */
+  constructor(private readonly blocksPerCall = 16, private readonly concurrency = 2) {}
 
   /**
    * Copies one block's ranges (in order); resolves once they are all in place (and each
@@ -27,6 +37,10 @@ export class CopyBatcher {
       if (this.gathered.length === 0) queueMicrotask(() => this.flush());
       this.gathered.push({ ranges, checksum, resolve, reject });
     });
+  }
+
+  private next(): void {
+    if (this.running < this.concurrency) this.waiting.shift()?.();
   }
 
   /** The CRC-32C of `bytes`, computed off the JS thread in the same batches (nothing copied). */
@@ -43,17 +57,26 @@ export class CopyBatcher {
       batch.forEach((r, group) => {
         for (const range of r.ranges) ranges.push(r.checksum ? { ...range, group } : range);
       });
-      let done: Promise<Uint32Array>;
-      try {
-        done = copyBlocks(ranges, batch.length);
-      } catch (error) {
-        for (const r of batch) r.reject(error);
-        continue;
-      }
-      done.then(
-        (crcs) => batch.forEach((r, i) => r.resolve(r.checksum ? crcs[i]! : 0)),
-        (error: unknown) => batch.forEach((r) => r.reject(error)),
-      );
+      const run = () => {
+        let done: Promise<Uint32Array>;
+        try {
+          done = copyBlocks(ranges, batch.length);
+        } catch (error) {
+          for (const r of batch) r.reject(error);
+          this.next();
+          return;
+        }
+        this.running++;
+        done.then(
+          (crcs) => batch.forEach((r, i) => r.resolve(r.checksum ? crcs[i]! : 0)),
+          (error: unknown) => batch.forEach((r) => r.reject(error)),
+        ).finally(() => {
+          this.running--;
+          this.next();
+        });
+      };
+      if (this.running < this.concurrency) run();
+      else this.waiting.push(run);
     }
   }
 }
