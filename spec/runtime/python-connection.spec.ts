@@ -76,7 +76,7 @@ for spin in (False, True):
         c.request_raw(okv.OPCODE["echo"], b'{"mode":"silent"}')
         got["silent"] = "answered"
     except okv.ConnectionLost:
-        got["silent"] = round(time.monotonic() - t0, 1)
+        got["silent"] = round(time.monotonic() - t0, 2)
     c.close()
     server.close()
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -114,7 +114,8 @@ describe('generators/client: the bare protocol core (Connection) reads whole fra
       assert.equal((got.large as unknown[])[0], echoed, way);
       assert.ok(((got.large as number[])[1] ?? 0) > 200_000, way);
       assert.equal(got['after-fire'], 'split', way);
-      assert.equal(got.silent, 0.5, way);
+      // Bounded by the 0.5 s timeout (late by whatever the machine's load adds, never early, never forever).
+      assert.ok(typeof got.silent === 'number' && got.silent >= 0.45 && got.silent < 5, `${way}: ${String(got.silent)}`);
       assert.equal(got.bad, 'protocol', way);
     }
   });
