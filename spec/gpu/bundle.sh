@@ -15,5 +15,9 @@ node_modules/.bin/esbuild spec/bench/ledger.bench.ts --bundle --platform=node --
 # The doctor finds the shipped schemas and the embedded registry two folders above its own file
 # (as engine/registry/schema.ts does from engine/registry/): give it a copy of contracts/ there.
 rm -rf .gpu-bundle/contracts && cp -r contracts .gpu-bundle/contracts
+# The schema loader requires ajv at run time (createRequire, which esbuild leaves alone): carry it
+# and its dependencies where that require looks from pkg/doctor/.
+rm -rf .gpu-bundle/node_modules && mkdir -p .gpu-bundle/node_modules
+for m in ajv fast-deep-equal fast-uri json-schema-traverse require-from-string; do cp -r "node_modules/$m" .gpu-bundle/node_modules/; done
 # What a run from another checkout needs besides these (see run.sh: ORBITKV_GPU_BUNDLE).
 cp native/build/Release/orbitkv_native.node spec/gpu/gpu_run.py spec/gpu/run.sh .gpu-bundle/

@@ -27,6 +27,6 @@ runner=spec/gpu/gpu_run.py
   grep -nE "CU_DEVICE_ATTRIBUTE_(CAN_USE_STREAM_MEM_OPS_V1|COMPUTE_CAPABILITY_MAJOR|UNIFIED_ADDRESSING|MULTIPROCESSOR_COUNT) " /usr/local/cuda/include/cuda.h
   grep -nE "define cu(StreamWaitValue32|MemcpyHtoDAsync|StreamBeginCapture|IpcOpenMemHandle|MemHostRegister|LaunchHostFunc) " /usr/local/cuda/include/cuda.h
 } > "$out/gpu-env.txt" 2>&1
-node "$bundle/pkg/doctor/doctor.mjs" --data /tmp | tee "$out/gpu-doctor.txt"
-node "$bundle/pkg/doctor/doctor.mjs" --data /tmp --format json > "$out/gpu-doctor.json"
+node "$bundle/pkg/doctor/doctor.mjs" --data /tmp 2>&1 | tee "$out/gpu-doctor.txt"
+node "$bundle/pkg/doctor/doctor.mjs" --data /tmp --format json > "$out/gpu-doctor.json" 2>> "$out/gpu-doctor.txt"
 PYTHONUNBUFFERED=1 python3 "$runner" "$out" 2>&1 | tee "$out/gpu-log.txt"
