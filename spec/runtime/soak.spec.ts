@@ -46,7 +46,7 @@ describe('runtime: a bounded soak of 64 clients against a real Manager', functio
     const rounds = await Promise.all(
       Array.from({ length: CLIENTS }, async (_, id) => {
         const pages = pageFile(4, BLOCK);
-        const c = await engineClient(m, pages, 4, BLOCK);
+        const c = await within(30_000, () => `client ${id} connect, handshake and page registration (fd deposit)`, engineClient(m, pages, 4, BLOCK));
         let n = 0;
         let stored = 0;
         while (Date.now() < deadline) {
