@@ -48,6 +48,16 @@ const READS_PER_WAKEUP = 32;
  */
 const sending = new Set<FdChannel>();
 
+/**
+ * Channels with a 'message' or 'close' listener: held here, as Node holds a socket it reads, so a
+ * channel someone waits on is never collected under them. The listener's closure is often the
+ * only path back to the channel (an async function awaiting its answer holds the channel, and
+ * only the listener holds that function), so without this the collector could close a channel
+ * while its owner awaits the reply, which then never comes.
+ */
+const listened = new Set<FdChannel>();
+const WAITED_ON = new Set<string | symbol>(['message', 'close']);
+
 interface Outgoing {
   frame: Buffer;
   fds: number[];
@@ -146,8 +156,15 @@ export class FdChannel extends EventEmitter {
       throw new PeerRefusedError(this.peer.pid, this.peer.uid, allowed);
     }
     this.native = native;
-    // Explicit close() stays the rule; a channel nobody references is closed when collected.
+    // Explicit close() stays the rule; a channel nobody references and nobody listens to is
+    // closed when collected.
     this.release = track(this, this, FdChannel.releaseOf(native, this.fdQueue));
+    super.on('newListener', (event: string | symbol) => {
+      if (WAITED_ON.has(event) && this.native) listened.add(this);
+    });
+    super.on('removeListener', (event: string | symbol) => {
+      if (WAITED_ON.has(event) && this.listenerCount('message') + this.listenerCount('close') === 0) listened.delete(this);
+    });
     native.watch(true, false);
   }
 
@@ -212,6 +229,7 @@ export class FdChannel extends EventEmitter {
     this.queuedBytes = 0;
     this.pending = Buffer.alloc(0);
     this.emit('close');
+    listened.delete(this);
   }
 
   private onReady(readable: boolean, writable: boolean, error: string | null): void {

@@ -215,13 +215,15 @@ describe('native FdChannel and shared memory', function () {
     assert.equal(after, before);
   });
 
-  it('closes a channel nothing references when the collector runs (its peer sees end of stream); a referenced one keeps working', async () => {
+  it('closes a channel nothing references when the collector runs (its peer sees end of stream); a referenced one, or one its listeners wait on, keeps working', async () => {
     const r = await runFixture(fileURLToPath(new URL('./fixtures/fd-channel-gc.ts', import.meta.url)), [], '', ['--expose-gc']);
     assert.equal(r.code, 0, r.stderr);
-    const { peerSawEnd, fdsClosed, message, keptClosed } = JSON.parse(r.stdout) as { peerSawEnd: boolean; fdsClosed: number; message: string; keptClosed: boolean };
+    const { peerSawEnd, fdsClosed, message, keptClosed, answers } = JSON.parse(r.stdout) as { peerSawEnd: boolean; fdsClosed: number; message: string; keptClosed: boolean; answers: string[] };
     assert.equal(peerSawEnd, true, 'the unreferenced end was closed by its finalizer');
     assert.ok(fdsClosed >= 1, `its fd was closed (${fdsClosed} fewer open fds)`);
     assert.equal(message, 'still here');
     assert.equal(keptClosed, true);
+    // Awaited ends reached only through their own listeners (how the soak's fd deposits hung).
+    assert.deepEqual(answers, ['answer to q0', 'answer to q1', 'answer to q2', 'answer to q3']);
   });
 });

@@ -42,52 +42,62 @@ describe('runtime: a bounded soak of 64 clients against a real Manager', functio
     const baseline = rss(m.child.pid!);
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, rss(m.child.pid!))), 100);
-    const deadline = Date.now() + SECONDS * 1000;
-    const rounds = await Promise.all(
-      Array.from({ length: CLIENTS }, async (_, id) => {
-        const pages = pageFile(4, BLOCK);
-        const c = await within(30_000, () => `client ${id} connect, handshake and page registration (fd deposit)`, engineClient(m, pages, 4, BLOCK));
-        let n = 0;
-        let stored = 0;
-        while (Date.now() < deadline) {
-          const hashes = [`c${id}-${n}-a`, `c${id}-${n}-b`];
-          pages.write(0, blockBytes(hashes[0]!, BLOCK));
-          pages.write(1, blockBytes(hashes[1]!, BLOCK));
-          const saved = (await within(30_000, () => `client ${id} save ${n}`, c.request(OPCODE.save, { namespace: NS, hashes, pages: [0, 1] }))).body.blocks as string[];
-          // Under this load a save may find every DRAM slot busy: it says so, and the next one tries again.
-          assert.ok(saved.every((b) => b === 'stored' || b === 'dram-full' || b.startsWith('staged:')), JSON.stringify(saved));
-          stored += saved.filter((b) => b === 'stored').length;
-          const t = await within(30_000, () => `client ${id} lookup ${n}`, c.request(OPCODE.lookup, lookupBody([...hashes, `never-${id}-${n}`])));
-          if (t.body.state === 'ready') {
-            const r = await within(30_000, () => `client ${id} restore ${n}`, c.request(OPCODE.restore, { ticket: t.body.ticket, pages: Array.from({ length: t.body.boundary as number }, (_, i) => 2 + i) }));
-            assert.ok(['done', 'failed'].includes(r.body.state as string), JSON.stringify(r.body));
-            if (r.body.state === 'done') assert.ok(pages.read(2).equals(blockBytes(hashes[0]!, BLOCK)));
+    // On a failure nothing of the spec may keep the process alive: the sampler stops and every
+    // client's socket goes (the Manager is killed by the suite's cleanup).
+    const opened: ManagerClient[] = [];
+    try {
+      const deadline = Date.now() + SECONDS * 1000;
+      const rounds = await Promise.all(
+        Array.from({ length: CLIENTS }, async (_, id) => {
+          const pages = pageFile(4, BLOCK);
+          const c = await within(30_000, () => `client ${id} connect, handshake and page registration (fd deposit)`, engineClient(m, pages, 4, BLOCK));
+          opened.push(c);
+          let n = 0;
+          let stored = 0;
+          // Until the deadline, and past it (by at most 30 s) for a client that came late and has
+          // nothing stored yet: on a loaded machine the last registrations can end after it.
+          while (Date.now() < deadline || (stored === 0 && Date.now() < deadline + 30_000)) {
+            const hashes = [`c${id}-${n}-a`, `c${id}-${n}-b`];
+            pages.write(0, blockBytes(hashes[0]!, BLOCK));
+            pages.write(1, blockBytes(hashes[1]!, BLOCK));
+            const saved = (await within(30_000, () => `client ${id} save ${n}`, c.request(OPCODE.save, { namespace: NS, hashes, pages: [0, 1] }))).body.blocks as string[];
+            // Under this load a save may find every DRAM slot busy: it says so, and the next one tries again.
+            assert.ok(saved.every((b) => b === 'stored' || b === 'dram-full' || b.startsWith('staged:')), JSON.stringify(saved));
+            stored += saved.filter((b) => b === 'stored').length;
+            const t = await within(30_000, () => `client ${id} lookup ${n}`, c.request(OPCODE.lookup, lookupBody([...hashes, `never-${id}-${n}`])));
+            if (t.body.state === 'ready') {
+              const r = await within(30_000, () => `client ${id} restore ${n}`, c.request(OPCODE.restore, { ticket: t.body.ticket, pages: Array.from({ length: t.body.boundary as number }, (_, i) => 2 + i) }));
+              assert.ok(['done', 'failed'].includes(r.body.state as string), JSON.stringify(r.body));
+              if (r.body.state === 'done') assert.ok(pages.read(2).equals(blockBytes(hashes[0]!, BLOCK)));
+            }
+            n++;
           }
-          n++;
-        }
-        await within(30_000, () => `client ${id} close`, c.close());
-        return stored;
-      }),
-    );
-    clearInterval(sampler);
-    peak = Math.max(peak, rss(m.child.pid!));
-    assert.ok(rounds.every((n) => n > 0), `every client had blocks stored: ${rounds.join(',')}`);
-    const watcher = await ManagerClient.connect(m.socket);
-    await watcher.request(OPCODE.operator, {});
-    let status: { sessions: unknown[]; tiers: { pinned: number }; inFlight: { tickets: number; saves: number; restores: number } };
-    const draining = Date.now();
-    for (;;) {
-      status = (await within(30_000, () => 'status', watcher.request(OPCODE.status, {}))).body as typeof status;
-      if (status.sessions.length === 0) break;
-      assert.ok(Date.now() - draining < 30_000, `sessions not drained within 30 s of their clients leaving: ${JSON.stringify(status).slice(0, 3000)}`);
-      await new Promise((r) => setTimeout(r, 20));
+          await within(30_000, () => `client ${id} close`, c.close());
+          return stored;
+        }),
+      );
+      peak = Math.max(peak, rss(m.child.pid!));
+      assert.ok(rounds.every((n) => n > 0), `every client had blocks stored: ${rounds.join(',')}`);
+      const watcher = await ManagerClient.connect(m.socket);
+      await watcher.request(OPCODE.operator, {});
+      let status: { sessions: unknown[]; tiers: { pinned: number }; inFlight: { tickets: number; saves: number; restores: number } };
+      const draining = Date.now();
+      for (;;) {
+        status = (await within(30_000, () => 'status', watcher.request(OPCODE.status, {}))).body as typeof status;
+        if (status.sessions.length === 0) break;
+        assert.ok(Date.now() - draining < 30_000, `sessions not drained within 30 s of their clients leaving: ${JSON.stringify(status).slice(0, 3000)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.deepEqual([status.tiers.pinned, status.inFlight.tickets, status.inFlight.saves, status.inFlight.restores], [0, 0, 0, 0]);
+      const records = (await watcher.request(OPCODE.requests, {})).body.records as unknown[];
+      assert.ok(records.length <= 512, `${records.length} records kept (bound 512)`);
+      await watcher.close();
+      const growth = peak - baseline;
+      assert.ok(growth <= dram + ssd + 64 * MiB, `RSS grew ${(growth / MiB).toFixed(1)} MiB over ${(baseline / MiB).toFixed(1)} MiB at start (bound: tiers ${(dram + ssd) / MiB} MiB + 64 MiB)`);
+      assert.equal(await m.stop(), 0);
+    } finally {
+      clearInterval(sampler);
+      for (const c of opened) c.socket.destroy();
     }
-    assert.deepEqual([status.tiers.pinned, status.inFlight.tickets, status.inFlight.saves, status.inFlight.restores], [0, 0, 0, 0]);
-    const records = (await watcher.request(OPCODE.requests, {})).body.records as unknown[];
-    assert.ok(records.length <= 512, `${records.length} records kept (bound 512)`);
-    await watcher.close();
-    const growth = peak - baseline;
-    assert.ok(growth <= dram + ssd + 64 * MiB, `RSS grew ${(growth / MiB).toFixed(1)} MiB over ${(baseline / MiB).toFixed(1)} MiB at start (bound: tiers ${(dram + ssd) / MiB} MiB + 64 MiB)`);
-    assert.equal(await m.stop(), 0);
   });
 });

@@ -6,6 +6,9 @@ import { connect, type Socket } from 'node:net';
 import { FdChannel } from '../../../native/index.js';
 import { FrameDecoder, OPCODE, PROTOCOL_VERSION, encodeFrame, jsonPayload, type Frame } from '../protocol/index.js';
 
+/** How long deposit() waits for the fd socket's answer (the Manager closes it after 5 s). */
+export const DEPOSIT_TIMEOUT_MS = 10_000;
+
 export interface Reply {
   opcode: number;
   body: Record<string, unknown>;
@@ -60,18 +63,22 @@ export class ManagerClient {
    * Deposits a memfd on the fd socket the WELCOME named (SCM_RIGHTS); resolves to the Manager's
    * answer on that socket ({ok: true} or a coded refusal). The caller keeps its fd.
    */
-  async deposit(fd: number, token?: string): Promise<Record<string, unknown>> {
+  async deposit(fd: number, token?: string, timeoutMs = DEPOSIT_TIMEOUT_MS): Promise<Record<string, unknown>> {
     const fdInfo = this.welcome?.fd as { socket: string; token: string } | undefined;
     if (!fdInfo) throw new Error('deposit: no accepted handshake');
     const channel = await FdChannel.connect(fdInfo.socket);
+    let timer: NodeJS.Timeout | undefined;
     try {
       const answer = new Promise<Record<string, unknown>>((resolve) => {
         channel.once('message', ({ bytes }) => resolve(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>));
         channel.once('close', () => resolve({ closed: true }));
+        // The Manager answers or closes within its own bound; this one covers a Manager that can't.
+        timer = setTimeout(() => resolve({ closed: true, timedOut: true, timeoutMs }), timeoutMs);
       });
       await channel.send(Buffer.from(JSON.stringify({ session: this.welcome!.session, token: token ?? fdInfo.token })), [fd]);
       return await answer;
     } finally {
+      clearTimeout(timer);
       channel.close();
     }
   }
