@@ -100,8 +100,9 @@ describe('runtime/service: lookups', () => {
     for (const t of [solo, ...ranks]) service.release(session, t.ticket);
     assert.equal(cache.usage().pinned, 0);
     assert.equal(service.xstate.actors, 3, 'three tickets were open at once: three actors, kept for the next ones');
-    await ask(service, session, ['a'], 'again');
+    const again = await ask(service, session, ['a'], 'again');
     assert.equal(service.xstate.actors, 3, 'a later lookup reuses one');
+    service.release(session, again.ticket);
   });
 
   it('a single rank whose first block is still being saved waits (pending, never a miss) and is answered when it settles', async () => {
@@ -116,6 +117,8 @@ describe('runtime/service: lookups', () => {
     await saving;
     await tick();
     assert.deepEqual([answer!.state, answer!.boundary], ['ready', 1]);
+    service.release(session, answer!.ticket);
+    assert.equal(cache.usage().pinned, 0);
   });
 });
 
