@@ -141,12 +141,20 @@ function randomOffsets(count: number): Float64Array {
 }
 
 /** Runs peer and ours (and the control, fio again) in the same mirrored rounds: ours vs peer, control vs peer. */
-async function paired(peer: () => Rate | Promise<Rate>, ours: () => Promise<Rate>): Promise<{ ours: Row; control: Row | null }> {
-  const r = await mirroredRounds(CONTROL ? [peer, ours, peer] : [peer, ours], ROUNDS);
+async function paired(name: string, value: (r: Rate) => number, peer: () => Rate | Promise<Rate>, ours: () => Promise<Rate>): Promise<{ ours: Row; control: Row | null }> {
+  const r = await mirroredRounds(CONTROL ? [peer, ours, peer] : [peer, ours], ROUNDS, logRun(name, ['fio', 'ours', 'fio(control)'], value));
   return { ours: versus(r, 1, 0), control: CONTROL ? versus(r, 2, 0) : null };
 }
 
 type Row = { peer: Rate; ours: Rate; rounds: number[] };
+
+/** Every single run, in the order they ran (so a drifting or throttled disk shows as such): one line per pattern. */
+const runLines = new Map<string, string[]>();
+function logRun(pattern: string, names: string[], value: (r: Rate) => number): (runner: number, rate: Rate) => void {
+  const line: string[] = [];
+  runLines.set(pattern, line);
+  return (runner, rate) => void line.push(`${names[runner]} ${value(rate).toFixed(2)}`);
+}
 
 /** A row comparing runner `a` with runner `b` over the same rounds of `mirroredRounds`. */
 function versus(rates: Rate[][], a: number, b: number): Row {
@@ -173,11 +181,11 @@ async function main(): Promise<void> {
   fio('write', '1m', 16); // lays the file out
   const file = openFile(path, { write: true });
   const gbs = (r: Rate) => r.bytesPerSec / 1e9;
-  const write = await paired(() => fio('write', '1m', 16), () => sequential(ring, file, 'write'));
+  const write = await paired('sequential 1 MiB write, GB/s', gbs, () => fio('write', '1m', 16), () => sequential(ring, file, 'write'));
   results.push(row('sequential 1 MiB write, depth 16', 'GB/s', write.ours, gbs, FIO_PEER, 0.9));
   if (write.control) results.push(row('control: fio vs fio, sequential write', 'GB/s', write.control, gbs, FIO_PEER, CONTROL_TARGET));
 
-  const read = await paired(() => fio('read', '1m', 16), () => sequential(ring, file, 'read'));
+  const read = await paired('sequential 1 MiB read, GB/s', gbs, () => fio('read', '1m', 16), () => sequential(ring, file, 'read'));
   results.push(row('sequential 1 MiB read, depth 16', 'GB/s', read.ours, gbs, FIO_PEER, 0.9));
   if (read.control) results.push(row('control: fio vs fio, sequential read', 'GB/s', read.control, gbs, FIO_PEER, CONTROL_TARGET));
 
@@ -193,7 +201,7 @@ async function main(): Promise<void> {
   const handle = await open(path, constants.O_RDONLY | constants.O_DIRECT);
   const nodeRandom = () => drive(64, (slot, n) => handle.read(small[slot]!, 0, 4096, offsets[n % offsets.length]!).then((r) => r.bytesRead));
   const fioRandom = () => fio('randread', '4k', 64);
-  const random = await mirroredRounds(CONTROL ? [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom, fioRandom] : [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom], ROUNDS);
+  const random = await mirroredRounds(CONTROL ? [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom, fioRandom] : [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom], ROUNDS, logRun('random 4 KiB read, kIOPS', ['fio', 'submitRead', 'fs.promises', 'read', 'fio(control)'], (r) => r.iops / 1e3));
   await handle.close();
   const nodeName = `fs.promises FileHandle, UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? 4}, ${poolInFlight} in flight`;
   results.push(row('random 4 KiB read, depth 64 (submitRead: a callback per read)', 'kIOPS', versus(random, 1, 0), (r) => r.iops / 1e3, FIO_PEER, 0.9));
@@ -219,6 +227,7 @@ async function main(): Promise<void> {
   const loadAfter = loadavg();
   process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds in mirrored order (ABBA: each runner twice, ${seconds} s each, ratio of sums)${CONTROL ? ', with a fio control' : ''}\n`);
   process.stdout.write(`${roundLines.join('\n')}\n${notes.join('\n')}\n`);
+  for (const [pattern, runs] of runLines) process.stdout.write(`runs in order, ${pattern}: ${runs.join(', ')}\n`);
   printReport('io', results);
 }
 

@@ -21,7 +21,9 @@ describe('bench io: mirrored rounds', () => {
       return { bytesPerSec: iops * 4096, iops, cpuUsPerOp: 5 };
     };
     const rounds = 3;
-    const rates = await mirroredRounds([disk, disk, disk], rounds);
+    const seen: number[] = [];
+    const rates = await mirroredRounds([disk, disk, disk], rounds, (runner) => void seen.push(runner));
+    assert.deepEqual(seen, [0, 1, 2].flatMap((round) => mirroredOrder(3, round)));
     for (let round = 0; round < rounds; round++) {
       for (const i of [1, 2]) assert.ok(Math.abs(rates[i]![round]!.iops / rates[0]![round]!.iops - 1) < 1e-12, `runner ${i}, round ${round}`);
     }

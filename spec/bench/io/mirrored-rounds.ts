@@ -22,12 +22,19 @@ export function mirroredOrder(runners: number, round: number): number[] {
   return [...order, ...[...order].reverse()];
 }
 
-/** Runs `runners` in mirrored order `rounds` times; each runner's rate per round (its two runs combined). */
-export async function mirroredRounds(runners: ReadonlyArray<() => Rate | Promise<Rate>>, rounds: number): Promise<Rate[][]> {
+/**
+ * Runs `runners` in mirrored order `rounds` times; each runner's rate per round (its two runs
+ * combined). `onRun(runner, rate)` sees every single run, in the order they ran.
+ */
+export async function mirroredRounds(runners: ReadonlyArray<() => Rate | Promise<Rate>>, rounds: number, onRun?: (runner: number, rate: Rate) => void): Promise<Rate[][]> {
   const rates: Rate[][] = runners.map(() => []);
   for (let round = 0; round < rounds; round++) {
     const runs: Rate[][] = runners.map(() => []);
-    for (const i of mirroredOrder(runners.length, round)) runs[i]!.push(await runners[i]!());
+    for (const i of mirroredOrder(runners.length, round)) {
+      const rate = await runners[i]!();
+      onRun?.(i, rate);
+      runs[i]!.push(rate);
+    }
     runs.forEach((pair, i) => rates[i]!.push(combined(pair)));
   }
   return rates;
