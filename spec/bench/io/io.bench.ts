@@ -8,9 +8,15 @@
  *     same rounds: what anyone can reach over fs.promises on this disk, and the 3x target is
  *     stated against it
  * fio runs plain io_uring as ours does (no fixed buffers, registered files or SQ polling).
- * Peers and ours alternate ORBITKV_BENCH_ROUNDS times (3, the order rotating each round) for
- * ORBITKV_BENCH_SECONDS each (2); each round gives a ratio, and a row's ratio is its worst round
- * (the targets hold in every round). The fs.promises peer runs with UV_THREADPOOL_SIZE=64 (set
+ * Round order is mirrored (ABBA): in each of ORBITKV_BENCH_ROUNDS rounds (3) every runner runs
+ * twice for ORBITKV_BENCH_SECONDS (2), in order A B C … C B A (the first runner rotating each
+ * round), so a disk whose rate drifts within a round gives every runner the same mean position;
+ * a round's ratio is the ratio of the two runs' sums, and a row's ratio is its worst round (the
+ * targets hold in every round). (Results in io-cpu.txt before the ABBA section ran each runner
+ * once per round, in rotating order.) A control runner, fio again in the same rounds (ORBITKV_BENCH_CONTROL=0
+ * leaves it out), gives the rows "control: fio vs fio": how far the disk alone moves one fio
+ * from another in the same mirrored round, the floor under any per-round ratio.
+ * The fs.promises peer runs with UV_THREADPOOL_SIZE=64 (set
  * by `npm run bench:io`), so it really has 64 reads in flight: the bench counts the pool threads
  * blocked at once on 64 reads of a FIFO and prints it with the peer; the load average is printed with
  * the numbers. The file lives in ORBITKV_BENCH_DIR (default .bench-tmp/), 1 GiB unless
@@ -24,21 +30,16 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { allocAligned, openFile, openRing, type DirectFile, type IoRing } from '../../../native/index.js';
 import { printReport, type BenchResult } from '../report.js';
+import { mirroredRounds, type Rate } from './mirrored-rounds.js';
 
 const MiB = 1024 * 1024;
 const dir = resolve(process.env['ORBITKV_BENCH_DIR'] ?? '.bench-tmp');
 const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
 const seconds = Number(process.env['ORBITKV_BENCH_SECONDS'] ?? 2);
 const ROUNDS = Number(process.env['ORBITKV_BENCH_ROUNDS'] ?? 3);
+const CONTROL = process.env['ORBITKV_BENCH_CONTROL'] !== '0';
 mkdirSync(dir, { recursive: true });
 const path = join(dir, 'io-bench.bin');
-
-interface Rate {
-  bytesPerSec: number;
-  iops: number;
-  /** CPU (user + system) per op: fio's job thread from its report, ours from process.cpuUsage(). */
-  cpuUsPerOp: number;
-}
 
 /**
  * fio with the io_uring engine, O_DIRECT, time-based; returns the job's read or write rate.
@@ -139,30 +140,24 @@ function randomOffsets(count: number): Float64Array {
   return Float64Array.from({ length: count }, () => Math.floor(Math.random() * blocks) * 4096);
 }
 
-/** Runs peer and ours alternately `ROUNDS` times: each round's ratio, and each side's median. */
-async function paired(peer: () => Rate | Promise<Rate>, ours: () => Promise<Rate>): Promise<{ peer: Rate; ours: Rate; rounds: number[] }> {
-  const r = await rotated([peer, ours]);
-  return { peer: median(r[0]!), ours: median(r[1]!), rounds: r[1]!.map((o, i) => o.iops / r[0]![i]!.iops) };
+/** Runs peer and ours (and the control, fio again) in the same mirrored rounds: ours vs peer, control vs peer. */
+async function paired(name: string, value: (r: Rate) => number, peer: () => Rate | Promise<Rate>, ours: () => Promise<Rate>): Promise<{ ours: Row; control: Row | null }> {
+  const r = await mirroredRounds(CONTROL ? [peer, ours, peer] : [peer, ours], ROUNDS, logRun(name, ['fio', 'ours', 'fio(control)'], value));
+  return { ours: versus(r, 1, 0), control: CONTROL ? versus(r, 2, 0) : null };
 }
 
-/**
- * Runs every runner once per round, `ROUNDS` times, the order rotating each round (a run right
- * after a heavy one can meet a throttled disk, so no runner always goes first or last).
- * Returns each runner's rate per round.
- */
-async function rotated(runners: Array<() => Rate | Promise<Rate>>): Promise<Rate[][]> {
-  const rates: Rate[][] = runners.map(() => []);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let k = 0; k < runners.length; k++) {
-      const i = (k + round) % runners.length;
-      rates[i]!.push(await runners[i]!());
-    }
-  }
-  return rates;
+type Row = { peer: Rate; ours: Rate; rounds: number[] };
+
+/** Every single run, in the order they ran (so a drifting or throttled disk shows as such): one line per pattern. */
+const runLines = new Map<string, string[]>();
+function logRun(pattern: string, names: string[], value: (r: Rate) => number): (runner: number, rate: Rate) => void {
+  const line: string[] = [];
+  runLines.set(pattern, line);
+  return (runner, rate) => void line.push(`${names[runner]} ${value(rate).toFixed(2)}`);
 }
 
-/** A row comparing runner `a` with runner `b` over the same rounds of `rotated`. */
-function versus(rates: Rate[][], a: number, b: number): { peer: Rate; ours: Rate; rounds: number[] } {
+/** A row comparing runner `a` with runner `b` over the same rounds of `mirroredRounds`. */
+function versus(rates: Rate[][], a: number, b: number): Row {
   return { peer: median(rates[b]!), ours: median(rates[a]!), rounds: rates[a]!.map((r, i) => r.iops / rates[b]![i]!.iops) };
 }
 
@@ -174,6 +169,7 @@ function median(rates: Rate[]): Rate {
 const roundLines: string[] = [];
 const notes: string[] = [];
 const FIO_PEER = 'fio io_uring (plain, as ours)';
+const CONTROL_TARGET = "none (the disk's noise)";
 
 async function main(): Promise<void> {
   execFileSync('fio', ['--version']);
@@ -184,11 +180,14 @@ async function main(): Promise<void> {
 
   fio('write', '1m', 16); // lays the file out
   const file = openFile(path, { write: true });
-  const write = await paired(() => fio('write', '1m', 16), () => sequential(ring, file, 'write'));
-  results.push(row('sequential 1 MiB write, depth 16', 'GB/s', write, (r) => r.bytesPerSec / 1e9, FIO_PEER, 0.9));
+  const gbs = (r: Rate) => r.bytesPerSec / 1e9;
+  const write = await paired('sequential 1 MiB write, GB/s', gbs, () => fio('write', '1m', 16), () => sequential(ring, file, 'write'));
+  results.push(row('sequential 1 MiB write, depth 16', 'GB/s', write.ours, gbs, FIO_PEER, 0.9));
+  if (write.control) results.push(row('control: fio vs fio, sequential write', 'GB/s', write.control, gbs, FIO_PEER, CONTROL_TARGET));
 
-  const read = await paired(() => fio('read', '1m', 16), () => sequential(ring, file, 'read'));
-  results.push(row('sequential 1 MiB read, depth 16', 'GB/s', read, (r) => r.bytesPerSec / 1e9, FIO_PEER, 0.9));
+  const read = await paired('sequential 1 MiB read, GB/s', gbs, () => fio('read', '1m', 16), () => sequential(ring, file, 'read'));
+  results.push(row('sequential 1 MiB read, depth 16', 'GB/s', read.ours, gbs, FIO_PEER, 0.9));
+  if (read.control) results.push(row('control: fio vs fio, sequential read', 'GB/s', read.control, gbs, FIO_PEER, CONTROL_TARGET));
 
   // Random reads: fio, ours and fs.promises in the same rounds, so every ratio (and the device's
   // own ceiling for the fs.promises one, fio / fs.promises) comes from the same minutes.
@@ -201,7 +200,8 @@ async function main(): Promise<void> {
   const poolInFlight = await poolReadsInFlight(64);
   const handle = await open(path, constants.O_RDONLY | constants.O_DIRECT);
   const nodeRandom = () => drive(64, (slot, n) => handle.read(small[slot]!, 0, 4096, offsets[n % offsets.length]!).then((r) => r.bytesRead));
-  const random = await rotated([() => fio('randread', '4k', 64), ourRandomCallbacks, nodeRandom, ourRandom]);
+  const fioRandom = () => fio('randread', '4k', 64);
+  const random = await mirroredRounds(CONTROL ? [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom, fioRandom] : [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom], ROUNDS, logRun('random 4 KiB read, kIOPS', ['fio', 'submitRead', 'fs.promises', 'read', 'fio(control)'], (r) => r.iops / 1e3));
   await handle.close();
   const nodeName = `fs.promises FileHandle, UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? 4}, ${poolInFlight} in flight`;
   results.push(row('random 4 KiB read, depth 64 (submitRead: a callback per read)', 'kIOPS', versus(random, 1, 0), (r) => r.iops / 1e3, FIO_PEER, 0.9));
@@ -212,6 +212,7 @@ async function main(): Promise<void> {
   const versusNode = versus(random, 1, 2);
   results.push(row('random 4 KiB read, 64 in flight (submitRead)', 'kIOPS', versusNode, (r) => r.iops / 1e3, nodeName, `3 (bound ${boundRatio.toFixed(2)}, row below)`));
   results.push(row('bound: fio vs fs.promises (random 4 KiB, 64 in flight)', 'kIOPS', bound, (r) => r.iops / 1e3, nodeName, "none (the disk's bound)"));
+  if (CONTROL) results.push(row('control: fio vs fio, random 4 KiB read', 'kIOPS', versus(random, 4, 0), (r) => r.iops / 1e3, FIO_PEER, CONTROL_TARGET));
   const cpu = (i: number) => median(random[i]!).cpuUsPerOp.toFixed(2);
   notes.push(
     `CPU per random 4 KiB read, µs (user + system, median-rate round): fio ${cpu(0)}, submitRead ${cpu(1)}, read ${cpu(3)}, fs.promises ${cpu(2)}`,
@@ -224,13 +225,14 @@ async function main(): Promise<void> {
   await file.close();
   rmSync(path, { force: true });
   const loadAfter = loadavg();
-  process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds of ${seconds} s\n`);
+  process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds in mirrored order (ABBA: each runner twice, ${seconds} s each, ratio of sums)${CONTROL ? ', with a fio control' : ''}\n`);
   process.stdout.write(`${roundLines.join('\n')}\n${notes.join('\n')}\n`);
+  for (const [pattern, runs] of runLines) process.stdout.write(`runs in order, ${pattern}: ${runs.join(', ')}\n`);
   printReport('io', results);
 }
 
 /** A row whose ratio is the worst round's (medians shown for the rates). */
-function row(name: string, unit: string, m: { peer: Rate; ours: Rate; rounds: number[] }, value: (r: Rate) => number, peerName: string, target: number | string): BenchResult {
+function row(name: string, unit: string, m: Row, value: (r: Rate) => number, peerName: string, target: number | string): BenchResult {
   roundLines.push(`${name}: per-round ratios ${m.rounds.map((r) => r.toFixed(3)).join(', ')}`);
   return { name, unit, ours: value(m.ours), peer: value(m.peer), peerName, ratio: Math.min(...m.rounds), target };
 }
