@@ -2,7 +2,7 @@ import { signerOf } from '../ledger/trust.js';
 import type { EvidenceProfile, EvidenceRecord, EvidenceRecordOf } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
 import { type LedgerPosition, LEDGER_START } from '../ledger/read.js';
-import { type CellResult, type EventOf, type HashStanding, type IndependentEvidence, type LifecycleEvent, type RequirementContext, type Cursor, type TransitionTable, cellKey, lineOf, slotKey, tableAdvance, tableStart } from '../machines/index.js';
+import { type CellResult, type EventOf, type HashStanding, type IndependentEvidence, type LifecycleEvent, type RequirementContext, type Cursor, type TransitionTable, applyResultRun, cellKey, cursorUpdate, lineOf, resultRunStates, slotKey, tableAdvance, tableStart } from '../machines/index.js';
 import { type World, lifecycleTables, worldOf } from './world.js';
 
 /** One state change of a contract. */
@@ -226,10 +226,23 @@ export class LedgerFolder {
       const fold = this.folds[slot];
       if (fold) {
         const table = this.tables[slot]!;
+        const runStates = resultRunStates(table);
         // One cursor per contract and batch: its context is copied once, at its first update.
         const cursor: Cursor<object> = { value: fold.value, context: fold.context, owned: false, changed: false };
         for (let q = from; q < to; q++) {
           const index = queue[q]!;
+          // A run of gate results folded at once while none moves the contract (`machines/result-run.ts`);
+          // the result that stops it (it would move the contract) is stepped through the table below.
+          if (!trace && events[index]!.type === 'gate.result' && runStates.has(cursor.value)) {
+            let end = q + 1;
+            while (end < to && events[queue[end]!]!.type === 'gate.result') end++;
+            const run = applyResultRun(cursor.context as RequirementContext, events, queue, q, end);
+            if (cursorUpdate(cursor, run.update)) this.changed[slot] = 1;
+            if (run.end > q) {
+              q = run.end - 1;
+              continue;
+            }
+          }
           const before = cursor.value;
           const refusedBefore = (cursor.context as Partial<RequirementContext>).refused;
           cursor.changed = false;

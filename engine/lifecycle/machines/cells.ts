@@ -7,8 +7,23 @@ export const ENGINE_AXIS = 'engine';
 export function cellKey(gate: GateContract, cell: Record<string, string> | undefined): string {
   const axes = gate.matrix ?? [];
   if (axes.length === 0) return '-';
+  if (axes.length === 1) {
+    // One axis (the common case, asked once per gate result of a fold): one string per value, kept per gate.
+    const value = cell?.[axes[0]!.axis] ?? '?';
+    let byValue = oneAxisKeys.get(gate);
+    if (!byValue) oneAxisKeys.set(gate, (byValue = new Map()));
+    let key = byValue.get(value);
+    if (key === undefined) {
+      key = `${axes[0]!.axis}=${value}`;
+      // Values outside the matrix (a record naming a cell the gate lacks) are not kept: the map stays bounded by the matrix.
+      if (axes[0]!.values.includes(value)) byValue.set(value, key);
+    }
+    return key;
+  }
   return axes.map((a) => `${a.axis}=${cell?.[a.axis] ?? '?'}`).join(',');
 }
+
+const oneAxisKeys = new WeakMap<GateContract, Map<string, string>>();
 
 const slotKeys = new Map<string, Map<string, string>>();
 

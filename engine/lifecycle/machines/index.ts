@@ -8,4 +8,5 @@ export * from './requirement.js';
 export { cellResultBlocker, type HashRequirement } from './cell-pass.js';
 export * from './requirements.js';
 export { cellKey, slotKey, gateCells, isCellOf, compareVersions, lineOf, ENGINE_AXIS } from './cells.js';
-export { type TransitionTable, type Snap, type Cursor, compileTable, tableAdvance, tableStart, tableStep, xstateFold } from './table.js';
+export { type TransitionTable, type Snap, type Cursor, compileTable, cursorUpdate, tableAdvance, tableStart, tableStep, xstateFold } from './table.js';
+export { type ResultRun, resultRunStates, applyResultRun } from './result-run.js';

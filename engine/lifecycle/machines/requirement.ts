@@ -133,7 +133,11 @@ export function consumingAdapter(ctx: RequirementContext): string | undefined {
 }
 
 export function independentOk(ctx: RequirementContext, gateSlot: number, adapter: string | undefined): boolean {
-  const list = ctx.accepted[gateSlot];
+  return independentIn(ctx.accepted, gateSlot, adapter);
+}
+
+function independentIn(accepted: RequirementContext['accepted'], gateSlot: number, adapter: string | undefined): boolean {
+  const list = accepted[gateSlot];
   if (!list) return false;
   for (let i = 0; i < list.length; i++) if (adapter === undefined || list[i]!.adapter === adapter) return true;
   return false;
@@ -141,11 +145,16 @@ export function independentOk(ctx: RequirementContext, gateSlot: number, adapter
 
 /** Why a cell does not count, or undefined when it passed on the profile. */
 export function cellBlocker(ctx: RequirementContext, cell: CellSpec, adapter: string | undefined): string | undefined {
-  const r = ctx.results[cell.slot];
+  return cellBlockerIn(ctx.results, ctx.accepted, cell, adapter);
+}
+
+/** `cellBlocker` over a context's result and acceptance lists (the one rule; a run of results asks it of lists it is filling). */
+export function cellBlockerIn(results: RequirementContext['results'], accepted: RequirementContext['accepted'], cell: CellSpec, adapter: string | undefined): string | undefined {
+  const r = results[cell.slot];
   const blocker = cellResultBlocker(r, cell.hashes);
   if (blocker !== undefined || !r) return blocker;
   if (cell.hashes !== 'none' && adapter !== undefined && r.adapter !== adapter) return 'passed on another adapter';
-  if (cell.independent && !independentOk(ctx, cell.gateSlot, cell.hashes === 'none' ? undefined : (adapter ?? r.adapter))) return 'independent acceptance missing';
+  if (cell.independent && !independentIn(accepted, cell.gateSlot, cell.hashes === 'none' ? undefined : (adapter ?? r.adapter))) return 'independent acceptance missing';
   return undefined;
 }
 
@@ -248,8 +257,7 @@ const lastStanding = {
 export function openStanding(ctx: RequirementContext): 'blocked' | 'consumed' | 'authorized' {
   const last = lastStanding;
   if (ctx.spec !== last.spec || ctx.pin !== last.pin || ctx.released !== last.released || ctx.consumed !== last.consumed || ctx.results !== last.results || ctx.accepted !== last.accepted) {
-    const ready = replacementReady(ctx);
-    last.standing = removalMetWith(ctx, ready) || dropMet(ctx) ? 'authorized' : ready ? 'consumed' : 'blocked';
+    last.standing = standingGiven(ctx, replacementReady(ctx));
     last.spec = ctx.spec;
     last.pin = ctx.pin;
     last.released = ctx.released;
@@ -258,6 +266,11 @@ export function openStanding(ctx: RequirementContext): 'blocked' | 'consumed' | 
     last.accepted = ctx.accepted;
   }
   return last.standing;
+}
+
+/** Where an open contract stands given whether its replacement is ready (`replacementReady`), computed afresh (no cache). */
+export function standingGiven(ctx: RequirementContext, ready: boolean): 'blocked' | 'consumed' | 'authorized' {
+  return removalMetWith(ctx, ready) || dropMet(ctx) ? 'authorized' : ready ? 'consumed' : 'blocked';
 }
 
 // ---- reducers -----------------------------------------------------------------------------

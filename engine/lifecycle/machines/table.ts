@@ -79,17 +79,20 @@ export interface Cursor<C> {
   changed: boolean;
 }
 
-function applyInto<C extends object>(cursor: Cursor<C>, actions: readonly Reducer<C>[], event: LifecycleEvent): void {
-  for (let i = 0; i < actions.length; i++) {
-    const update = actions[i]!(cursor.context, event);
-    if (update === UNCHANGED) continue;
-    if (cursor.owned) Object.assign(cursor.context, update);
-    else {
-      cursor.context = { ...cursor.context, ...update };
-      cursor.owned = true;
-    }
-    cursor.changed = true;
+/** Writes a reducer's update into the cursor's context (copied at its first update); false when it changes nothing. */
+export function cursorUpdate<C extends object>(cursor: Cursor<C>, update: Partial<C>): boolean {
+  if (update === UNCHANGED) return false;
+  if (cursor.owned) Object.assign(cursor.context, update);
+  else {
+    cursor.context = { ...cursor.context, ...update };
+    cursor.owned = true;
   }
+  cursor.changed = true;
+  return true;
+}
+
+function applyInto<C extends object>(cursor: Cursor<C>, actions: readonly Reducer<C>[], event: LifecycleEvent): void {
+  for (let i = 0; i < actions.length; i++) cursorUpdate(cursor, actions[i]!(cursor.context, event));
 }
 
 /** Eventless transitions from the cursor's state until none is taken. */
