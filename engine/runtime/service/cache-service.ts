@@ -380,11 +380,11 @@ export class CacheService {
   private observe(record: LookupRecord, state: TicketState, latencyUs: number): void {
     const m = this.metrics;
     if (!m) return;
-    m.lookups.inc({ outcome: state });
+    m.lookups.add(state);
     m.lookupLatency.observe(latencyUs / 1e6);
-    const tiers: Tier[] = ['dram', 'ssd'];
-    for (const tier of tiers) if (record.tiers[tier] > 0) m.blockHits.inc({ tier }, record.tiers[tier]);
-    if (record.firstMiss) m.blockMisses.inc({ reason: record.firstMiss.reason });
+    if (record.tiers.dram > 0) m.blockHits.add('dram' satisfies Tier, record.tiers.dram);
+    if (record.tiers.ssd > 0) m.blockHits.add('ssd' satisfies Tier, record.tiers.ssd);
+    if (record.firstMiss) m.blockMisses.add(record.firstMiss.reason);
     void this.logger;
   }
 }
