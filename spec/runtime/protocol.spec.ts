@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { FrameDecoder, HEADER_BYTES, MAGIC, encodeFrame } from '../../engine/runtime/protocol/index.js';
+import { FrameDecoder, HEADER_BYTES, MAGIC, encodeFrame, encodeTextFrame } from '../../engine/runtime/protocol/index.js';
 import { checks } from '../../engine/runtime/protocol/index.js';
 import { formatSize, parseSize } from '../../engine/runtime/size/index.js';
 
@@ -16,6 +16,15 @@ describe('runtime/protocol: framing', () => {
     }
     assert.deepEqual(frames.map((f) => [f.opcode, f.requestId, f.payload.toString()]), [[3, 2 ** 40 + 7, '{"x":1}'], [5, 1, '']]);
     assert.equal(d.end(), null);
+  });
+
+  it('a text frame (header and UTF-8 payload in one buffer) is byte for byte the frame of the text\'s bytes', () => {
+    for (const text of ['', '{"ticket":1}', '{"request":"é✓ 𝄞"}']) {
+      const one = encodeTextFrame(4, 2 ** 33 + 5, text);
+      assert.deepEqual(one, encodeFrame(4, 2 ** 33 + 5, Buffer.from(text, 'utf8')));
+      const [frame] = new FrameDecoder(1024).push(one).frames;
+      assert.equal(frame!.payload.toString('utf8'), text);
+    }
   });
 
   it('a frame fed one byte at a time is copied a bounded number of times, not once per byte', () => {

@@ -35,15 +35,31 @@ export type FrameFault =
 /** One frame as bytes: header then payload. */
 export function encodeFrame(opcode: number, requestId: number, payload: Buffer | Uint8Array = Buffer.alloc(0), version = PROTOCOL_VERSION): Buffer {
   const out = Buffer.allocUnsafe(HEADER_BYTES + payload.byteLength);
+  writeHeader(out, opcode, requestId, payload.byteLength, version);
+  out.set(payload, HEADER_BYTES);
+  return out;
+}
+
+/**
+ * One frame whose payload is `text` as UTF-8, encoded straight after the header in one buffer
+ * (a reply is one allocation and one write, not a payload buffer copied into a frame).
+ */
+export function encodeTextFrame(opcode: number, requestId: number, text: string, version = PROTOCOL_VERSION): Buffer {
+  const length = Buffer.byteLength(text, 'utf8');
+  const out = Buffer.allocUnsafe(HEADER_BYTES + length);
+  writeHeader(out, opcode, requestId, length, version);
+  out.write(text, HEADER_BYTES, length, 'utf8');
+  return out;
+}
+
+function writeHeader(out: Buffer, opcode: number, requestId: number, length: number, version: number): void {
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt16LE(version, 4);
   out.writeUInt16LE(opcode, 6);
   out.writeUInt32LE(requestId % 0x1_0000_0000, 8);
   out.writeUInt32LE(Math.floor(requestId / 0x1_0000_0000), 12);
-  out.writeUInt32LE(payload.byteLength, 16);
+  out.writeUInt32LE(length, 16);
   out.writeUInt32LE(0, 20);
-  out.set(payload, HEADER_BYTES);
-  return out;
 }
 
 /**

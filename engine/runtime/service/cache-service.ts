@@ -86,7 +86,15 @@ export class CacheService {
   }
 
   /** Opens a ticket; resolves when it leaves pending (ready, miss, timed out or cancelled). */
-  lookup(session: Session, req: LookupRequest): Promise<LookupReply> {
+  async lookup(session: Session, req: LookupRequest): Promise<LookupReply> {
+    return this.lookupNow(session, req);
+  }
+
+  /**
+   * `lookup`, answered without a promise when the ticket left pending while it opened (a
+   * settled single rank: the common case), so the server replies in the same turn.
+   */
+  lookupNow(session: Session, req: LookupRequest): LookupReply | Promise<LookupReply> {
     if (session.closed) throw new RequestError('session-closed', 'the session is closing');
     if (this.tickets.size >= this.options.maxTickets) throw new RequestError('busy', `${this.tickets.size} tickets open (limit ${this.options.maxTickets}); release or restore some first`);
     const started = process.hrtime.bigint();
@@ -98,7 +106,7 @@ export class CacheService {
     let stopListening: (() => void) | null = null;
     let resolveReply!: (reply: LookupReply) => void;
     const replied = new Promise<LookupReply>((resolve) => (resolveReply = resolve));
-    let answered = false;
+    let answered: LookupReply | null = null;
     const ticket: Ticket = {
       id,
       session,
@@ -120,8 +128,7 @@ export class CacheService {
         ticket.state = state;
         ticket.boundary = boundary;
         record.state = state;
-        if (state !== 'pending' && !answered) {
-          answered = true;
+        if (state !== 'pending' && answered === null) {
           stopListening?.();
           stopListening = null;
           record.boundary = boundary;
@@ -133,7 +140,8 @@ export class CacheService {
             this.agreement.leave(req.request, req.rank);
           }
           this.observe(record, state, latency);
-          resolveReply({ ticket: id, state, boundary, matched: ticket.matched, tiers: ticket.tiers });
+          answered = { ticket: id, state, boundary, matched: ticket.matched, tiers: ticket.tiers };
+          resolveReply(answered);
         }
         if (state === 'expired' && record.firstMiss === null) record.firstMiss = { block: 0, reason: 'lease-expired' };
         if ((TICKET_FINAL as readonly string[]).includes(state)) {
@@ -181,7 +189,7 @@ export class CacheService {
     if (solo) {
       take(first);
       slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs, agreed: first.matched });
-      return replied;
+      return answered ?? replied;
     }
     slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs });
     const evaluate = () => {
@@ -199,7 +207,7 @@ export class CacheService {
       this.agreement.report(req.request, req.rank, probe.matched);
     };
     evaluate();
-    return replied;
+    return answered ?? replied;
   }
 
   /**
