@@ -112,6 +112,7 @@ describe('runtime/service: lookups', () => {
     const ready = service.lookupNow(session, req(['a', 'b'], 'now'));
     assert.ok(!(ready instanceof Promise), 'a settled single rank is answered at once');
     assert.deepEqual([ready.state, ready.boundary, ready.matched], ['ready', 1, 1]);
+    assert.equal(service.clock.size, 1, 'the ready ticket\'s lease is on the service\'s ticket clock');
     const miss = service.lookupNow(session, req(['x'], 'none'));
     assert.ok(!(miss instanceof Promise));
     assert.deepEqual([miss.state, miss.boundary], ['miss', 0]);
@@ -122,6 +123,7 @@ describe('runtime/service: lookups', () => {
     assert.deepEqual([first.state, first.boundary, other.boundary], ['ready', 1, 1]);
     for (const t of [ready, first, other]) service.release(session, t.ticket);
     assert.equal(cache.usage().pinned, 0);
+    assert.equal(service.clock.size, 0, 'released tickets left no timer');
   });
 
   it('a single rank whose first block is still being saved waits (pending, never a miss) and is answered when it settles', async () => {

@@ -5,7 +5,7 @@
  */
 import { createActor, type ActorRefFrom } from 'xstate';
 import { BlockCache, namespaceId, type Tier } from '../catalog/index.js';
-import { RankAgreement, TICKET_FINAL, lookupTicketMachine, restoreMachine, saveMachine, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
+import { RankAgreement, TICKET_FINAL, TicketClock, lookupTicketMachine, restoreMachine, saveMachine, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
@@ -71,9 +71,12 @@ export class CacheService {
   readonly records: RequestRing;
   readonly operations = { saves: 0, restores: 0 };
   private readonly keyMemo = new KeyMemo();
+  /** Every ticket actor's deadlines and lease expiries: one heap behind one Node timer (bounded: one per actor). */
+  readonly clock: TicketClock;
 
   constructor(readonly cache: BlockCache, private readonly options: ServiceOptions, private readonly metrics: RuntimeMetrics | null, private readonly logger: Logger) {
     this.records = new RequestRing(options.records);
+    this.clock = new TicketClock({ capacity: Math.max(1, options.maxTickets) + TICKET_POOL });
     void cache.ssd?.preallocation.then((p) => {
       const usable = cache.ssd!.pool.usable;
       if (p.error) logger.warn('ssd-preallocated', { ...p, usableSlots: usable, slots: cache.ssd!.slots });
@@ -215,7 +218,7 @@ export class CacheService {
    * and hands its snapshots to whichever ticket it serves now.
    */
   private newSlot(): TicketSlot {
-    const actor = createActor(lookupTicketMachine);
+    const actor = createActor(lookupTicketMachine, { clock: this.clock });
     const slot: TicketSlot = { actor, ticket: null };
     actor.subscribe({
       next: (snap) => slot.ticket?.observe(snap.value as TicketState, snap.context.boundary),
