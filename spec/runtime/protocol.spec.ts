@@ -27,6 +27,19 @@ describe('runtime/protocol: framing', () => {
     }
   });
 
+  it('whole frames read straight from a chunk own their payloads (the chunk reused after), and a partial tail waits for the rest', () => {
+    const bytes = Buffer.concat([encodeFrame(3, 1, Buffer.from('{"a":1}')), encodeFrame(3, 2, Buffer.from('{"b":2}')), encodeFrame(3, 3, Buffer.from('{"c":3}'))]);
+    const d = new FrameDecoder(1024);
+    const chunk = Buffer.from(bytes.subarray(0, bytes.length - 3));
+    const first = d.push(chunk);
+    chunk.fill(0);
+    assert.deepEqual(first.frames.map((f) => [f.requestId, f.payload.toString()]), [[1, '{"a":1}'], [2, '{"b":2}']]);
+    assert.equal(d.buffered, HEADER_BYTES + 7 - 3);
+    const rest = d.push(Buffer.from(bytes.subarray(bytes.length - 3)));
+    assert.deepEqual(rest.frames.map((f) => [f.requestId, f.payload.toString()]), [[3, '{"c":3}']]);
+    assert.equal(d.end(), null);
+  });
+
   it('a frame fed one byte at a time is copied a bounded number of times, not once per byte', () => {
     const payload = Buffer.alloc(64 * 1024, 0x61);
     const bytes = encodeFrame(9, 5, payload);

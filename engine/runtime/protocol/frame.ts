@@ -77,16 +77,22 @@ export class FrameDecoder {
 
   push(chunk: Buffer): { frames: Frame[]; fault: FrameFault | null } {
     if (this.faulted) return { frames: [], fault: this.faulted };
-    this.pending.push(Buffer.from(chunk));
-    this.pendingBytes += chunk.length;
-    if (this.pendingBytes < HEADER_BYTES) return { frames: [], fault: null };
-    // The header is in the first chunk once joined; only a small first chunk is joined early.
-    if (this.pending[0]!.length < HEADER_BYTES) this.join();
-    const head = this.pending[0]!;
-    const length = head.readUInt32LE(16);
-    // Faults are read from the header before waiting for the payload.
-    if (head.readUInt32LE(0) === MAGIC && length <= this.maxPayload && head.readUInt32LE(20) === 0 && this.pendingBytes < HEADER_BYTES + length) return { frames: [], fault: null };
-    let data = this.join();
+    let data: Buffer;
+    if (this.pendingBytes === 0 && chunk.length >= HEADER_BYTES) {
+      // Nothing held: the frames are read from the chunk itself (the payloads are copied out below).
+      data = chunk;
+    } else {
+      this.pending.push(Buffer.from(chunk));
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes < HEADER_BYTES) return { frames: [], fault: null };
+      // The header is in the first chunk once joined; only a small first chunk is joined early.
+      if (this.pending[0]!.length < HEADER_BYTES) this.join();
+      const head = this.pending[0]!;
+      const length = head.readUInt32LE(16);
+      // Faults are read from the header before waiting for the payload.
+      if (head.readUInt32LE(0) === MAGIC && length <= this.maxPayload && head.readUInt32LE(20) === 0 && this.pendingBytes < HEADER_BYTES + length) return { frames: [], fault: null };
+      data = this.join();
+    }
     const frames: Frame[] = [];
     while (data.length >= HEADER_BYTES) {
       const magic = data.readUInt32LE(0);
