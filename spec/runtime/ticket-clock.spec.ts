@@ -36,6 +36,28 @@ describe('runtime/lifecycles/ticket-clock: the ticket actors\' timers on one hea
     assert.deepEqual(fired, ['early', 'chained', 'late']);
   });
 
+  it('holds the process only while a timer waits: emptied, its Node timer no longer counts as active; refilled, it does again and fires', async () => {
+    const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const idle = timeouts();
+    const clock = new TicketClock();
+    const first = clock.setTimeout(() => undefined, 60_000);
+    assert.equal(timeouts(), idle + 1);
+    clock.clearTimeout(first);
+    assert.equal(timeouts(), idle, 'an emptied clock keeps nothing alive');
+    let fired = false;
+    clock.setTimeout(() => (fired = true), 60_001);
+    assert.equal(timeouts(), idle + 1, 'the armed timer holds the process again');
+    const soon = clock.setTimeout(() => undefined, 5);
+    await sleep(40);
+    assert.equal(clock.size, 1);
+    assert.equal(fired, false);
+    void soon;
+    // Measured again here: the spec runner may have armed its own timer meanwhile.
+    const held = timeouts();
+    for (const e of [...(clock as unknown as { heap: unknown[] }).heap]) clock.clearTimeout(e);
+    assert.equal(timeouts(), held - 1, 'emptied after firing, it lets go again');
+  });
+
   it('is bounded: past its capacity it refuses instead of growing', () => {
     const clock = new TicketClock({ capacity: 2 });
     const a = clock.setTimeout(() => undefined, 1000);

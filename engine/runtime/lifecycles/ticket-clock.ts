@@ -8,8 +8,8 @@
  *
  * Bounded: it holds only the timers still to fire (each ticket actor has at most one `after`
  * armed), and refuses past `capacity` (xstate then stops that actor; the service ends its
- * ticket with its leases given back). While the heap is empty no Node timer is armed, so an
- * idle clock keeps no process alive.
+ * ticket with its leases given back). While the heap is empty the Node timer may stay armed
+ * but unref'd, so an idle clock keeps no process alive.
  */
 import type { ActorOptions, AnyActorLogic } from 'xstate';
 
@@ -38,6 +38,8 @@ export class TicketClock implements Clock {
   private timer: NodeJS.Timeout | null = null;
   /** The due time the Node timer is armed for (Infinity when none is). */
   private armedFor = Infinity;
+  /** Whether the armed Node timer holds the process alive (only while a timer waits). */
+  private held = false;
   readonly capacity: number;
   private readonly now: () => number;
 
@@ -58,6 +60,11 @@ export class TicketClock implements Clock {
     this.heap.push(entry);
     this.up(entry.at);
     if (entry.due < this.armedFor) this.arm(entry.due);
+    else if (!this.held) {
+      // Armed already (for an earlier due time, left from a heap that emptied): it holds the loop again.
+      this.timer!.ref();
+      this.held = true;
+    }
     return entry;
   }
 
@@ -66,13 +73,19 @@ export class TicketClock implements Clock {
     if (!entry || entry.at < 0) return;
     this.remove(entry);
     // The Node timer stays armed for a head that went: it wakes, finds nothing due, re-arms.
-    if (this.heap.length === 0) this.disarm();
+    // Emptied, it stays armed but no longer holds the process (a ticket's lease set and cleared
+    // per lookup costs no Node timer then: the next one finds the timer armed and refs it).
+    if (this.heap.length === 0 && this.held) {
+      this.timer!.unref();
+      this.held = false;
+    }
   }
 
   /** Fires every timer that is due, then re-arms for the next. */
   private fire = (): void => {
     this.timer = null;
     this.armedFor = Infinity;
+    this.held = false;
     const now = this.now();
     try {
       // Bounded by the timers present now: one that a callback sets fires on a later wake.
@@ -91,12 +104,7 @@ export class TicketClock implements Clock {
     if (this.timer !== null) clearTimeout(this.timer);
     this.armedFor = due;
     this.timer = setTimeout(this.fire, Math.max(0, Math.ceil(due - this.now())));
-  }
-
-  private disarm(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    this.armedFor = Infinity;
+    this.held = true;
   }
 
   private remove(entry: Entry): void {
