@@ -128,7 +128,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
         case OPCODE.lookup: {
           const asked = check(shape.lookup(body));
           s.tickets.lastAdded = null;
-          const answer = ctx.service.lookupNow(s, asked);
+          const answer = ctx.service.lookup(s, asked);
           const ticket = s.tickets.lastAdded;
           const PENDING = Symbol('pending');
           // Already answered (ready, miss) when the ticket settled at once; else name it now.

@@ -88,16 +88,12 @@ export class CacheService {
     return this.tickets.size;
   }
 
-  /** Opens a ticket; resolves when it leaves pending (ready, miss, timed out or cancelled). */
-  async lookup(session: Session, req: LookupRequest): Promise<LookupReply> {
-    return this.lookupNow(session, req);
-  }
-
   /**
-   * `lookup`, answered without a promise when the ticket left pending while it opened (a
-   * settled single rank: the common case), so the server replies in the same turn.
+   * Opens a ticket; answers when it leaves pending (ready, miss, timed out or cancelled): at
+   * once, without a promise, when it left pending while it opened (a settled single rank, the
+   * common case: the server replies in the same turn), else with a promise.
    */
-  lookupNow(session: Session, req: LookupRequest): LookupReply | Promise<LookupReply> {
+  lookup(session: Session, req: LookupRequest): LookupReply | Promise<LookupReply> {
     if (session.closed) throw new RequestError('session-closed', 'the session is closing');
     if (this.tickets.size >= this.options.maxTickets) throw new RequestError('busy', `${this.tickets.size} tickets open (limit ${this.options.maxTickets}); release or restore some first`);
     const started = process.hrtime.bigint();
