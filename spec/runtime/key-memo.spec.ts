@@ -27,6 +27,26 @@ describe('runtime/service/key-memo: the cache keys of recently seen block hashes
     assert.deepEqual(derived, ['x', 'y', 'z', 'x']);
   });
 
+  it('across namespaces: drops the oldest of the namespace seen first, counts exactly what it holds, and keeps serving the one it fills', () => {
+    const derived: string[] = [];
+    const memo = new KeyMemo(2, (n, h) => (derived.push(`${n === ns ? 'ns' : 'other'}:${h}`), BlockCache.key(n, h)));
+    memo.chain(ns, ['a', 'b']);
+    memo.key(other, 'c'); // drops ns:a
+    assert.equal(memo.size, 2);
+    memo.key(ns, 'b');
+    memo.key(other, 'c');
+    assert.deepEqual(derived, ['ns:a', 'ns:b', 'other:c'], 'what is still held is not derived again');
+    memo.key(other, 'd'); // drops ns:b, emptying ns
+    memo.key(other, 'e'); // drops other:c from the namespace being filled
+    assert.equal(memo.size, 2);
+    memo.key(other, 'd');
+    memo.key(other, 'e');
+    assert.deepEqual(derived.slice(3), ['other:d', 'other:e'], 'the namespace being filled keeps its entries');
+    const one = new KeyMemo(1);
+    for (let i = 0; i < 10; i++) assert.equal(one.key(ns, `h${i % 3}`), BlockCache.key(ns, `h${i % 3}`));
+    assert.equal(one.size, 1);
+  });
+
   it('never holds more than its capacity', () => {
     const memo = new KeyMemo(64);
     for (let i = 0; i < 1000; i++) memo.key(ns, `h${i}`);

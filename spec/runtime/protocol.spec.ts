@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { FrameDecoder, HEADER_BYTES, MAGIC, encodeFrame } from '../../engine/runtime/protocol/index.js';
+import { FrameDecoder, HEADER_BYTES, MAGIC, encodeFrame, encodeTextFrame } from '../../engine/runtime/protocol/index.js';
 import { checks } from '../../engine/runtime/protocol/index.js';
 import { formatSize, parseSize } from '../../engine/runtime/size/index.js';
 
@@ -15,6 +15,28 @@ describe('runtime/protocol: framing', () => {
       frames.push(...r.frames);
     }
     assert.deepEqual(frames.map((f) => [f.opcode, f.requestId, f.payload.toString()]), [[3, 2 ** 40 + 7, '{"x":1}'], [5, 1, '']]);
+    assert.equal(d.end(), null);
+  });
+
+  it('a text frame (header and UTF-8 payload in one buffer) is byte for byte the frame of the text\'s bytes', () => {
+    for (const text of ['', '{"ticket":1}', '{"request":"é✓ 𝄞"}']) {
+      const one = encodeTextFrame(4, 2 ** 33 + 5, text);
+      assert.deepEqual(one, encodeFrame(4, 2 ** 33 + 5, Buffer.from(text, 'utf8')));
+      const [frame] = new FrameDecoder(1024).push(one).frames;
+      assert.equal(frame!.payload.toString('utf8'), text);
+    }
+  });
+
+  it('whole frames read straight from a chunk own their payloads (the chunk reused after), and a partial tail waits for the rest', () => {
+    const bytes = Buffer.concat([encodeFrame(3, 1, Buffer.from('{"a":1}')), encodeFrame(3, 2, Buffer.from('{"b":2}')), encodeFrame(3, 3, Buffer.from('{"c":3}'))]);
+    const d = new FrameDecoder(1024);
+    const chunk = Buffer.from(bytes.subarray(0, bytes.length - 3));
+    const first = d.push(chunk);
+    chunk.fill(0);
+    assert.deepEqual(first.frames.map((f) => [f.requestId, f.payload.toString()]), [[1, '{"a":1}'], [2, '{"b":2}']]);
+    assert.equal(d.buffered, HEADER_BYTES + 7 - 3);
+    const rest = d.push(Buffer.from(bytes.subarray(bytes.length - 3)));
+    assert.deepEqual(rest.frames.map((f) => [f.requestId, f.payload.toString()]), [[3, '{"c":3}']]);
     assert.equal(d.end(), null);
   });
 

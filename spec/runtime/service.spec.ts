@@ -85,7 +85,7 @@ describe('runtime/service: lookups', () => {
     return { cache, service, session };
   };
   const ask = (service: CacheService, session: Session, hashes: string[], request: string, rank = 0, worldSize = 1) =>
-    service.lookup(session, { namespace: NS, hashes, request, rank, worldSize, deadlineMs: 10_000 } as never);
+    Promise.resolve(service.lookup(session, { namespace: NS, hashes, request, rank, worldSize, deadlineMs: 10_000 } as never));
 
   it('a single rank answered at once gets what two ranks agreeing on the same match get: state, boundary, leases, record', async () => {
     const { cache, service, session } = setupService();
@@ -103,6 +103,27 @@ describe('runtime/service: lookups', () => {
     const again = await ask(service, session, ['a'], 'again');
     assert.equal(service.xstate.actors, 3, 'a later lookup reuses one');
     service.release(session, again.ticket);
+  });
+
+  it('lookup answers a ticket that settled while it opened without a promise (ready or miss), and a pending one with a promise', async () => {
+    const { cache, service, session } = setupService();
+    await cache.stage(BlockCache.key(JSON.stringify([NS.model, NS.layout, NS.blockSize]), 'a'), async () => undefined);
+    const req = (hashes: string[], request: string, worldSize = 1) => ({ namespace: NS, hashes, request, rank: 0, worldSize, deadlineMs: 10_000 }) as never;
+    const ready = service.lookup(session, req(['a', 'b'], 'now'));
+    assert.ok(!(ready instanceof Promise), 'a settled single rank is answered at once');
+    assert.deepEqual([ready.state, ready.boundary, ready.matched], ['ready', 1, 1]);
+    assert.equal(service.clock.size, 1, 'the ready ticket\'s lease is on the service\'s ticket clock');
+    const miss = service.lookup(session, req(['x'], 'none'));
+    assert.ok(!(miss instanceof Promise));
+    assert.deepEqual([miss.state, miss.boundary], ['miss', 0]);
+    const waiting = service.lookup(session, req(['a'], 'two-ranks', 2));
+    assert.ok(waiting instanceof Promise, 'rank 0 of two waits for rank 1');
+    const other = await service.lookup(session, { ...(req(['a'], 'two-ranks', 2) as object), rank: 1 } as never);
+    const first = await waiting;
+    assert.deepEqual([first.state, first.boundary, other.boundary], ['ready', 1, 1]);
+    for (const t of [ready, first, other]) service.release(session, t.ticket);
+    assert.equal(cache.usage().pinned, 0);
+    assert.equal(service.clock.size, 0, 'released tickets left no timer');
   });
 
   it('a single rank whose first block is still being saved waits (pending, never a miss) and is answered when it settles', async () => {

@@ -1,2 +1,3 @@
 export { RuntimeMetrics } from './runtime-metrics.js';
 export { serveMetrics } from './http.js';
+export { LabelTally } from './label-tally.js';

@@ -5,12 +5,14 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { BlockCache } from '../catalog/index.js';
+import { LabelTally } from './label-tally.js';
 
 export class RuntimeMetrics {
   readonly registry = new Registry();
-  readonly lookups: Counter<'outcome'>;
-  readonly blockHits: Counter<'tier'>;
-  readonly blockMisses: Counter<'reason'>;
+  /** The lookup path's counters: tallied as plain numbers, handed to prom-client at scrape (see label-tally.ts). */
+  readonly lookups: LabelTally<'outcome'>;
+  readonly blockHits: LabelTally<'tier'>;
+  readonly blockMisses: LabelTally<'reason'>;
   readonly lookupLatency: Histogram;
   readonly saves: Counter<'outcome'>;
   readonly restores: Counter<'outcome'>;
@@ -19,9 +21,9 @@ export class RuntimeMetrics {
 
   constructor(cache: BlockCache, sessions: () => number) {
     const registers = [this.registry];
-    this.lookups = new Counter({ name: 'orbitkv_lookups_total', help: 'Lookup tickets by how they left pending', labelNames: ['outcome'], registers });
-    this.blockHits = new Counter({ name: 'orbitkv_lookup_blocks_hit_total', help: 'Blocks matched by lookups, by tier', labelNames: ['tier'], registers });
-    this.blockMisses = new Counter({ name: 'orbitkv_lookup_misses_total', help: 'Lookups whose chain stopped matching, by reason', labelNames: ['reason'], registers });
+    this.lookups = new LabelTally({ name: 'orbitkv_lookups_total', help: 'Lookup tickets by how they left pending', label: 'outcome', registers });
+    this.blockHits = new LabelTally({ name: 'orbitkv_lookup_blocks_hit_total', help: 'Blocks matched by lookups, by tier', label: 'tier', registers });
+    this.blockMisses = new LabelTally({ name: 'orbitkv_lookup_misses_total', help: 'Lookups whose chain stopped matching, by reason', label: 'reason', registers });
     this.lookupLatency = new Histogram({ name: 'orbitkv_lookup_seconds', help: 'Time from lookup request to reply', buckets: [25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 5e-3, 25e-3, 0.1, 1], registers });
     this.saves = new Counter({ name: 'orbitkv_save_blocks_total', help: 'Blocks saved, by outcome', labelNames: ['outcome'], registers });
     this.restores = new Counter({ name: 'orbitkv_restore_blocks_total', help: 'Blocks restored, by outcome', labelNames: ['outcome'], registers });

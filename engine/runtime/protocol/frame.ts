@@ -35,15 +35,31 @@ export type FrameFault =
 /** One frame as bytes: header then payload. */
 export function encodeFrame(opcode: number, requestId: number, payload: Buffer | Uint8Array = Buffer.alloc(0), version = PROTOCOL_VERSION): Buffer {
   const out = Buffer.allocUnsafe(HEADER_BYTES + payload.byteLength);
+  writeHeader(out, opcode, requestId, payload.byteLength, version);
+  out.set(payload, HEADER_BYTES);
+  return out;
+}
+
+/**
+ * One frame whose payload is `text` as UTF-8, encoded straight after the header in one buffer
+ * (a reply is one allocation and one write, not a payload buffer copied into a frame).
+ */
+export function encodeTextFrame(opcode: number, requestId: number, text: string, version = PROTOCOL_VERSION): Buffer {
+  const length = Buffer.byteLength(text, 'utf8');
+  const out = Buffer.allocUnsafe(HEADER_BYTES + length);
+  writeHeader(out, opcode, requestId, length, version);
+  out.write(text, HEADER_BYTES, length, 'utf8');
+  return out;
+}
+
+function writeHeader(out: Buffer, opcode: number, requestId: number, length: number, version: number): void {
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt16LE(version, 4);
   out.writeUInt16LE(opcode, 6);
   out.writeUInt32LE(requestId % 0x1_0000_0000, 8);
   out.writeUInt32LE(Math.floor(requestId / 0x1_0000_0000), 12);
-  out.writeUInt32LE(payload.byteLength, 16);
+  out.writeUInt32LE(length, 16);
   out.writeUInt32LE(0, 20);
-  out.set(payload, HEADER_BYTES);
-  return out;
 }
 
 /**
@@ -61,16 +77,22 @@ export class FrameDecoder {
 
   push(chunk: Buffer): { frames: Frame[]; fault: FrameFault | null } {
     if (this.faulted) return { frames: [], fault: this.faulted };
-    this.pending.push(Buffer.from(chunk));
-    this.pendingBytes += chunk.length;
-    if (this.pendingBytes < HEADER_BYTES) return { frames: [], fault: null };
-    // The header is in the first chunk once joined; only a small first chunk is joined early.
-    if (this.pending[0]!.length < HEADER_BYTES) this.join();
-    const head = this.pending[0]!;
-    const length = head.readUInt32LE(16);
-    // Faults are read from the header before waiting for the payload.
-    if (head.readUInt32LE(0) === MAGIC && length <= this.maxPayload && head.readUInt32LE(20) === 0 && this.pendingBytes < HEADER_BYTES + length) return { frames: [], fault: null };
-    let data = this.join();
+    let data: Buffer;
+    if (this.pendingBytes === 0 && chunk.length >= HEADER_BYTES) {
+      // Nothing held: the frames are read from the chunk itself (the payloads are copied out below).
+      data = chunk;
+    } else {
+      this.pending.push(Buffer.from(chunk));
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes < HEADER_BYTES) return { frames: [], fault: null };
+      // The header is in the first chunk once joined; only a small first chunk is joined early.
+      if (this.pending[0]!.length < HEADER_BYTES) this.join();
+      const head = this.pending[0]!;
+      const length = head.readUInt32LE(16);
+      // Faults are read from the header before waiting for the payload.
+      if (head.readUInt32LE(0) === MAGIC && length <= this.maxPayload && head.readUInt32LE(20) === 0 && this.pendingBytes < HEADER_BYTES + length) return { frames: [], fault: null };
+      data = this.join();
+    }
     const frames: Frame[] = [];
     while (data.length >= HEADER_BYTES) {
       const magic = data.readUInt32LE(0);

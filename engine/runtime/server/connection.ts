@@ -10,8 +10,8 @@ import { decideHandshake, type RejectionChecks } from '../handshake/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { PageFile } from '../pages/index.js';
-import { FrameDecoder, HEADER_BYTES, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, encodeFrame, jsonPayload, parsePayload, type Frame } from '../protocol/index.js';
-import { CacheService, RequestError } from '../service/index.js';
+import { FrameDecoder, HEADER_BYTES, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, type Frame } from '../protocol/index.js';
+import { CacheService, RequestError, type LookupReply } from '../service/index.js';
 import { Session } from '../session/index.js';
 
 export interface ConnectionContext {
@@ -49,7 +49,10 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
   const sendBytes = (opcode: number, requestId: number, payload: Buffer) => {
     if (!socket.destroyed) socket.write(encodeFrame(opcode, requestId, payload));
   };
-  const send = (opcode: number, requestId: number, body: unknown) => sendBytes(opcode, requestId, jsonPayload(body));
+  // Header and JSON encoded into one buffer: one allocation and one write per reply.
+  const send = (opcode: number, requestId: number, body: unknown) => {
+    if (!socket.destroyed) socket.write(encodeTextFrame(opcode, requestId, JSON.stringify(body)));
+  };
   // Replies the client has not read yet: past this bound the socket stops being read (the
   // client's requests back up in the kernel) until the replies drain.
   const maxUnsent = 4 * (ctx.maxPayload + HEADER_BYTES);
@@ -130,7 +133,12 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           const PENDING = Symbol('pending');
           // Already answered (ready, miss) when the ticket settled at once; else name it now.
           // A ready ticket carries a grant: another session of this uid may restore it with it.
-          const granted = (r: Awaited<typeof answer>) => (r.state === 'ready' && s.tickets.grant(r.ticket) !== null ? { ...r, grant: s.tickets.grant(r.ticket) } : r);
+          const granted = (r: LookupReply) => {
+            const grant = r.state === 'ready' ? s.tickets.grant(r.ticket) : null;
+            return grant !== null ? { ...r, grant } : r;
+          };
+          // A ticket that settled at once is answered in this turn (no promise to wait on).
+          if (!(answer instanceof Promise)) return reply(OPCODE.lookupResult, granted(answer));
           const first = await Promise.race([answer, Promise.resolve(PENDING)]);
           if (first !== PENDING) return reply(OPCODE.lookupResult, granted(first));
           if (ticket !== null) send(OPCODE.lookupPending, frame.requestId, { ticket, state: 'pending' });

@@ -5,7 +5,7 @@
  */
 import { createActor, type ActorRefFrom } from 'xstate';
 import { BlockCache, namespaceId, type Tier } from '../catalog/index.js';
-import { RankAgreement, TICKET_FINAL, lookupTicketMachine, restoreMachine, saveMachine, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
+import { RankAgreement, TICKET_FINAL, TicketClock, lookupTicketMachine, restoreMachine, saveMachine, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
@@ -71,9 +71,12 @@ export class CacheService {
   readonly records: RequestRing;
   readonly operations = { saves: 0, restores: 0 };
   private readonly keyMemo = new KeyMemo();
+  /** Every ticket actor's deadlines and lease expiries: one heap behind one Node timer (bounded: one per actor). */
+  readonly clock: TicketClock;
 
   constructor(readonly cache: BlockCache, private readonly options: ServiceOptions, private readonly metrics: RuntimeMetrics | null, private readonly logger: Logger) {
     this.records = new RequestRing(options.records);
+    this.clock = new TicketClock({ capacity: Math.max(1, options.maxTickets) + TICKET_POOL });
     void cache.ssd?.preallocation.then((p) => {
       const usable = cache.ssd!.pool.usable;
       if (p.error) logger.warn('ssd-preallocated', { ...p, usableSlots: usable, slots: cache.ssd!.slots });
@@ -85,8 +88,12 @@ export class CacheService {
     return this.tickets.size;
   }
 
-  /** Opens a ticket; resolves when it leaves pending (ready, miss, timed out or cancelled). */
-  lookup(session: Session, req: LookupRequest): Promise<LookupReply> {
+  /**
+   * Opens a ticket; answers when it leaves pending (ready, miss, timed out or cancelled): at
+   * once, without a promise, when it left pending while it opened (a settled single rank, the
+   * common case: the server replies in the same turn), else with a promise.
+   */
+  lookup(session: Session, req: LookupRequest): LookupReply | Promise<LookupReply> {
     if (session.closed) throw new RequestError('session-closed', 'the session is closing');
     if (this.tickets.size >= this.options.maxTickets) throw new RequestError('busy', `${this.tickets.size} tickets open (limit ${this.options.maxTickets}); release or restore some first`);
     const started = process.hrtime.bigint();
@@ -98,7 +105,7 @@ export class CacheService {
     let stopListening: (() => void) | null = null;
     let resolveReply!: (reply: LookupReply) => void;
     const replied = new Promise<LookupReply>((resolve) => (resolveReply = resolve));
-    let answered = false;
+    let answered: LookupReply | null = null;
     const ticket: Ticket = {
       id,
       session,
@@ -120,8 +127,7 @@ export class CacheService {
         ticket.state = state;
         ticket.boundary = boundary;
         record.state = state;
-        if (state !== 'pending' && !answered) {
-          answered = true;
+        if (state !== 'pending' && answered === null) {
           stopListening?.();
           stopListening = null;
           record.boundary = boundary;
@@ -133,7 +139,8 @@ export class CacheService {
             this.agreement.leave(req.request, req.rank);
           }
           this.observe(record, state, latency);
-          resolveReply({ ticket: id, state, boundary, matched: ticket.matched, tiers: ticket.tiers });
+          answered = { ticket: id, state, boundary, matched: ticket.matched, tiers: ticket.tiers };
+          resolveReply(answered);
         }
         if (state === 'expired' && record.firstMiss === null) record.firstMiss = { block: 0, reason: 'lease-expired' };
         if ((TICKET_FINAL as readonly string[]).includes(state)) {
@@ -181,7 +188,7 @@ export class CacheService {
     if (solo) {
       take(first);
       slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs, agreed: first.matched });
-      return replied;
+      return answered ?? replied;
     }
     slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs });
     const evaluate = () => {
@@ -199,7 +206,7 @@ export class CacheService {
       this.agreement.report(req.request, req.rank, probe.matched);
     };
     evaluate();
-    return replied;
+    return answered ?? replied;
   }
 
   /**
@@ -207,7 +214,7 @@ export class CacheService {
    * and hands its snapshots to whichever ticket it serves now.
    */
   private newSlot(): TicketSlot {
-    const actor = createActor(lookupTicketMachine);
+    const actor = createActor(lookupTicketMachine, { clock: this.clock });
     const slot: TicketSlot = { actor, ticket: null };
     actor.subscribe({
       next: (snap) => slot.ticket?.observe(snap.value as TicketState, snap.context.boundary),
@@ -380,11 +387,11 @@ export class CacheService {
   private observe(record: LookupRecord, state: TicketState, latencyUs: number): void {
     const m = this.metrics;
     if (!m) return;
-    m.lookups.inc({ outcome: state });
+    m.lookups.add(state);
     m.lookupLatency.observe(latencyUs / 1e6);
-    const tiers: Tier[] = ['dram', 'ssd'];
-    for (const tier of tiers) if (record.tiers[tier] > 0) m.blockHits.inc({ tier }, record.tiers[tier]);
-    if (record.firstMiss) m.blockMisses.inc({ reason: record.firstMiss.reason });
+    if (record.tiers.dram > 0) m.blockHits.add('dram' satisfies Tier, record.tiers.dram);
+    if (record.tiers.ssd > 0) m.blockHits.add('ssd' satisfies Tier, record.tiers.ssd);
+    if (record.firstMiss) m.blockMisses.add(record.firstMiss.reason);
     void this.logger;
   }
 }

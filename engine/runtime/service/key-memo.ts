@@ -2,12 +2,16 @@
  * The cache keys of recently seen block hashes. An engine asks about the same request's chain
  * at every scheduler step until it is scheduled (and chains share their prefixes), so most of a
  * lookup's keys were computed moments ago; a hit returns exactly what `BlockCache.key` returned
- * for the same namespace and hash. Bounded: past `capacity` entries the oldest is dropped.
+ * for the same namespace and hash. Kept per namespace (a chain looks its namespace up once, then
+ * each hash by itself: no namespace-and-hash string built per block). Bounded: past `capacity`
+ * entries in all the oldest is dropped (from the namespace seen first).
  */
 import { BlockCache } from '../catalog/index.js';
 
 export class KeyMemo {
-  private readonly keys = new Map<string, string>();
+  /** Namespace → (block hash → key), each in insertion order. */
+  private readonly spaces = new Map<string, Map<string, string>>();
+  private count = 0;
 
   constructor(readonly capacity = 8192, private readonly derive: (namespace: string, blockHash: string) => string = BlockCache.key) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
@@ -16,23 +20,52 @@ export class KeyMemo {
   /** The keys of a chain of block hashes in one namespace. */
   chain(namespace: string, hashes: readonly string[]): string[] {
     const out = new Array<string>(hashes.length);
-    for (let i = 0; i < hashes.length; i++) out[i] = this.key(namespace, hashes[i]!);
+    const space = this.space(namespace);
+    for (let i = 0; i < hashes.length; i++) out[i] = this.lookup(space, namespace, hashes[i]!);
     return out;
   }
 
   key(namespace: string, blockHash: string): string {
-    // The namespace id and the hash never contain a newline (the same separator the key hashes).
-    const input = `${namespace}\n${blockHash}`;
-    let key = this.keys.get(input);
+    return this.lookup(this.space(namespace), namespace, blockHash);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  private space(namespace: string): Map<string, string> {
+    let space = this.spaces.get(namespace);
+    if (space === undefined) {
+      space = new Map();
+      this.spaces.set(namespace, space);
+    }
+    return space;
+  }
+
+  private lookup(space: Map<string, string>, namespace: string, blockHash: string): string {
+    let key = space.get(blockHash);
     if (key === undefined) {
       key = this.derive(namespace, blockHash);
-      if (this.keys.size >= this.capacity) this.keys.delete(this.keys.keys().next().value!);
-      this.keys.set(input, key);
+      if (this.count >= this.capacity) {
+        this.dropOldest();
+        // The drop may have emptied (and let go of) this very namespace: it is filled again.
+        if (this.spaces.get(namespace) !== space) this.spaces.set(namespace, space);
+      }
+      space.set(blockHash, key);
+      this.count++;
     }
     return key;
   }
 
-  get size(): number {
-    return this.keys.size;
+  private dropOldest(): void {
+    for (const [namespace, space] of this.spaces) {
+      const oldest = space.keys().next();
+      if (!oldest.done) {
+        space.delete(oldest.value);
+        this.count--;
+      }
+      if (space.size === 0) this.spaces.delete(namespace);
+      if (!oldest.done) return;
+    }
   }
 }
