@@ -17,7 +17,8 @@
         "src/cuda/cuda_binding.cc",
         "src/cuda/completion_queue.cc",
         "src/blocks/crc32c.cc",
-        "src/blocks/block_copy.cc"
+        "src/blocks/block_copy.cc",
+        "src/blocks/populate.cc"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -43,4 +43,4 @@ export {
 } from './lib/cuda.js';
 export { probeCapabilities, type Capability, type CapabilityReport } from './lib/capabilities.js';
 export { splitRuns } from './lib/copy-runs.js';
-export { copyBlocks, crc32c, crc32cHardware, type CopyRange } from './lib/block-copy.js';
+export { copyBlocks, crc32c, crc32cHardware, populatePages, type CopyRange } from './lib/block-copy.js';

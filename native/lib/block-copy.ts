@@ -27,6 +27,7 @@ interface RawBlockCopy {
   copyBlocks(table: Float64Array, rows: number, buffers: Uint8Array[], groups: number): Promise<Uint32Array>;
   crc32c(bytes: Uint8Array, seed?: number): number;
   crc32cHardware(): boolean;
+  populatePages(bytes: Uint8Array): Promise<'madvise' | 'touch'>;
 }
 
 const raw = () => binding() as unknown as RawBlockCopy;
@@ -88,4 +89,18 @@ export function crc32c(bytes: Uint8Array, seed = 0): number {
 /** Whether CRC-32C runs on the CPU's crc32 instruction (else a table: same values, slower). */
 export function crc32cHardware(): boolean {
   return raw().crc32cHardware();
+}
+
+/**
+ * Fills in the page tables of `bytes` (a mapping) on a libuv pool thread, so later copies into
+ * it take no page fault per 4 KiB; the bytes are left as they are (madvise MADV_POPULATE_WRITE,
+ * or an atomic no-op write per page where the kernel refuses it). Resolves with the method used;
+ * rejects with the errno of a failing madvise. The mapping stays mapped until it settles.
+ *
+ * @example
+ * await populatePages(new Uint8Array(mapShared(fd, size)));
+ */
+export function populatePages(bytes: Uint8Array): Promise<'madvise' | 'touch'> {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
+  return raw().populatePages(bytes);
 }

@@ -2,10 +2,11 @@
  * Block copies off the JS thread and CRC-32C: the checksum matches the published check values
  * (RFC 3720 B.4, the "123456789" check), streams, and what copyBlocks reports is the checksum
  * of the bytes it wrote; flags land after their bytes; bad ranges are refused before anything
- * is copied; a mapping unmapped while a copy runs stays until the copy is over.
+ * is copied; a mapping unmapped while a copy runs stays until the copy is over; populatePages
+ * fills a mapping's page tables without changing a byte.
  */
 import assert from 'node:assert/strict';
-import { allocAligned, copyBlocks, crc32c, createMemfd, mapShared, unmapShared } from '../../native/index.js';
+import { allocAligned, copyBlocks, crc32c, createMemfd, mapShared, populatePages, unmapShared } from '../../native/index.js';
 import { closeSync } from 'node:fs';
 
 const bytes = (n: number, f: (i: number) => number) => Buffer.from(Array.from({ length: n }, (_, i) => f(i)));
@@ -67,5 +68,33 @@ describe('native/block-copy: CRC-32C and batched block copies', () => {
     assert.equal(mapping.byteLength, 0, 'detached for JS at once');
     const [crc] = await done;
     assert.equal(crc, crc32c(src), 'the copy finished into live memory');
+  });
+  it('populatePages fills a fresh mapping\'s page tables (later writes take no fault per page) and changes no byte', async () => {
+    const PAGES = 2048;
+    const size = PAGES * 4096;
+    const fd = createMemfd('okv-populate-spec', size);
+    const owner = Buffer.from(mapShared(fd, size));
+    for (let p = 0; p < PAGES; p++) owner[p * 4096 + 7] = p & 0xff;
+    // A write to one byte of every 4 KiB page, counting the minor faults it takes.
+    const touch = (view: Buffer) => {
+      const before = process.resourceUsage().minorPageFault;
+      for (let p = 0; p < PAGES; p++) view[p * 4096 + 100] = 1;
+      return process.resourceUsage().minorPageFault - before;
+    };
+    const control = mapShared(fd, size);
+    const populated = mapShared(fd, size);
+    try {
+      // The measurement can fail: a fresh mapping not populated faults on every page.
+      assert.ok(touch(Buffer.from(control)) >= PAGES / 2, 'an unpopulated mapping takes a fault per page');
+      assert.equal(await populatePages(new Uint8Array(populated)), 'madvise');
+      const view = Buffer.from(populated);
+      assert.ok(touch(view) < PAGES / 8, 'a populated mapping takes (almost) none');
+      for (let p = 0; p < PAGES; p++) assert.equal(view[p * 4096 + 7], p & 0xff, `page ${p} unchanged`);
+    } finally {
+      unmapShared(control);
+      unmapShared(populated);
+      unmapShared(owner.buffer as ArrayBuffer);
+      closeSync(fd);
+    }
   });
 });

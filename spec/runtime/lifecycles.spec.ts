@@ -165,6 +165,91 @@ describe('runtime/lifecycles: restore and save, model-based (@xstate/graph) agai
     assert.deepEqual([...finals].sort(), ['cancelled', 'copying', 'done', 'draining', 'failed', 'reading']);
   });
 
+  it('restore streams its windows: reads run up to `ahead` windows ahead, each window is copied once read, and a copy\'s end starts the next read without waiting for other windows', async () => {
+    const reads: { from: number; d: Deferred<(Buffer | string)[]> }[] = [];
+    const copies: { from: number; slots: (Buffer | string)[]; d: Deferred<string[]> }[] = [];
+    const job: RestoreJob = {
+      blocks: 8,
+      window: 2,
+      ahead: 3,
+      read: (from) => {
+        const d = deferred<(Buffer | string)[]>();
+        reads.push({ from, d });
+        return d.promise;
+      },
+      copy: (from, slots) => {
+        const d = deferred<string[]>();
+        copies.push({ from, slots, d });
+        return d.promise;
+      },
+      cancel: () => undefined,
+    };
+    const slot = (n: number) => [Buffer.alloc(1, n), Buffer.alloc(1, n)];
+    const actor = createActor(restoreMachine, { input: { job } }).start();
+    try {
+      assert.deepEqual(reads.map((r) => r.from), [0]);
+      reads[0]!.d.resolve(slot(0));
+      await flush();
+      // Window 0 is copied while windows 1 and 2 are read: three windows in DRAM at once.
+      assert.deepEqual(reads.map((r) => r.from), [0, 2, 4]);
+      assert.deepEqual(copies.map((c) => c.from), [0]);
+      // Window 2's read lands first: it is copied at once, before window 1 is even read.
+      reads[2]!.d.resolve(slot(2));
+      await flush();
+      assert.deepEqual(copies.map((c) => c.from), [0, 4]);
+      assert.equal(copies[1]!.slots[0]![0], 2, 'its own slots');
+      // Window 0's copy ends: window 3 is read now, while window 1 is still being read.
+      copies[0]!.d.resolve(['restored', 'restored']);
+      await flush();
+      assert.deepEqual(reads.map((r) => r.from), [0, 2, 4, 6]);
+      assert.equal(reads[1]!.d.settled, false);
+      assert.equal(actor.getSnapshot().value, 'copying');
+      reads[1]!.d.resolve(slot(1));
+      reads[3]!.d.resolve(slot(3));
+      await flush();
+      for (const c of copies.slice(1)) c.d.resolve(['restored', 'restored']);
+      await flush();
+      assert.deepEqual(copies.map((c) => c.from).sort(), [0, 2, 4, 6]);
+      assert.equal(actor.getSnapshot().value, 'done');
+      assert.deepEqual(actor.getSnapshot().context.results, Array(8).fill('restored'));
+    } finally {
+      actor.stop();
+    }
+  });
+
+  it('restore: a block that found DRAM full while earlier windows held their slots is read again once they are copied, and served', async () => {
+    const copied: { from: number; slots: (Buffer | string)[] }[] = [];
+    const copy0 = deferred<string[]>();
+    const readsOf: number[][] = [];
+    const job: RestoreJob = {
+      blocks: 4,
+      window: 2,
+      read: async (from, to) => {
+        readsOf.push([from, to]);
+        // The first read of block 3 finds DRAM full; read again alone, it is served.
+        return Array.from({ length: to - from }, (_, i) => (from + i === 3 && readsOf.length === 2 ? 'dram-full' : Buffer.alloc(1, from + i)));
+      },
+      copy: (from, slots) => {
+        copied.push({ from, slots });
+        return from === 0 ? copy0.promise : Promise.resolve(slots.map((x) => (typeof x === 'string' ? x : 'restored')));
+      },
+      cancel: () => undefined,
+    };
+    const actor = createActor(restoreMachine, { input: { job } }).start();
+    try {
+      await flush();
+      assert.deepEqual(readsOf, [[0, 2], [2, 4]]);
+      assert.deepEqual(copied.map((c) => c.from), [0], 'not re-read while window 0 still holds its slots');
+      copy0.resolve(['restored', 'restored']);
+      await flush();
+      assert.deepEqual(readsOf, [[0, 2], [2, 4], [3, 4]]);
+      assert.equal((copied[1]!.slots[1] as Buffer)[0], 3);
+      assert.equal(actor.getSnapshot().value, 'done');
+    } finally {
+      actor.stop();
+    }
+  });
+
   it('save: on every path of the model the machine agrees; a window is persisted only once staged, and the next is staged meanwhile', async () => {
     const model = setup({ types: { events: {} as { type: 'STAGE_OK' | 'STAGE_REJECT' | 'STEP_OK' | 'STEP_REJECT' } } }).createMachine({
       initial: 'staging',

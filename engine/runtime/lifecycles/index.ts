@@ -1,5 +1,5 @@
 export { lookupTicketMachine, TICKET_FINAL, type TicketContext, type TicketEffects, type TicketEvent, type TicketState } from './lookup-ticket.js';
 export { TicketClock, type TicketClockOptions } from './ticket-clock.js';
 export { saveMachine, type SaveContext, type SaveInput } from './save.js';
-export { restoreMachine, type BlockResult, type RestoreContext, type RestoreJob } from './restore.js';
+export { RestoreStream, restoreMachine, type BlockResult, type RestoreContext, type RestoreJob } from './restore.js';
 export { RankAgreement, type RankMember } from './rank-agreement.js';

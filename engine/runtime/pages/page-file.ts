@@ -14,7 +14,7 @@
  * recomputes failed blocks. The engine clears the flags of a restore's pages before asking.
  */
 import { closeSync, fstatSync, readlinkSync } from 'node:fs';
-import { mapShared, unmapShared, type CopyRange } from '../../../native/index.js';
+import { mapShared, populatePages, unmapShared, type CopyRange } from '../../../native/index.js';
 import type { RegisterPagesRequest } from '../protocol/index.js';
 import { CopyBatcher } from './copy-batch.js';
 
@@ -32,10 +32,18 @@ export class PageFile {
   private readonly dataBytes: number;
   /** The copies into and out of these pages, run natively in batches off the JS thread. */
   private readonly copies = new CopyBatcher();
+  /**
+   * Settles once the mapping's page tables are filled in (off the JS thread, bytes unchanged),
+   * so restores copy into it without a page fault per 4 KiB; true when they were, false where
+   * the kernel refused (copies then fault pages in as they go, as before). Never rejects. The
+   * registration is answered after it: an engine registers its pages once, before its restores.
+   */
+  readonly ready: Promise<boolean>;
 
   private constructor(private readonly mapping: ArrayBuffer, readonly spec: RegisterPagesRequest) {
     this.view = Buffer.from(mapping);
     this.dataBytes = spec.layers * spec.pages * spec.pageBytes;
+    this.ready = populatePages(this.view).then(() => true, () => false);
   }
 
   /**

@@ -198,6 +198,8 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
             return fail(frame.requestId, coded('pagesRefused', opened.problem, opened.detail));
           }
           s.pages = opened;
+          // Answered once the mapping is populated, so the first restore takes no page faults.
+          await opened.ready;
           return reply(OPCODE.pagesRegistered, { pages: spec.pages });
         }
         default: return fail(frame.requestId, coded('unknownOpcode', frame.opcode));

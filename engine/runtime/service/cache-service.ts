@@ -50,6 +50,9 @@ interface TicketSlot {
   ticket: Ticket | null;
 }
 
+/** Blocks per restore window (one read and one copy call each). */
+const RESTORE_WINDOW = 16;
+
 /** Idle ticket actors kept for reuse; beyond this many an ended ticket's actor is stopped. */
 const TICKET_POOL = 1024;
 
@@ -325,9 +328,13 @@ export class CacheService {
     let cancelled = false;
     // Blocks whose DRAM slot this restore holds busy between its read and its copy.
     const busy = new Set<string>();
+    // Windows of at most 16 blocks, as many read ahead as fill half of DRAM (the two windows of
+    // a quarter each that restores held before they streamed): the SSD queue stays full.
+    const window = Math.max(1, Math.min(RESTORE_WINDOW, Math.floor(this.cache.dram.slots / 4)));
     const job: RestoreJob = {
       blocks: keys.length,
-      window: Math.max(1, Math.floor(this.cache.dram.slots / 4)),
+      window,
+      ahead: Math.max(2, Math.floor(this.cache.dram.slots / 2 / window)),
       read: async (from, to) => {
         await Promise.all(req.pages.slice(from, to).map((p) => pages.setFlag(p, 0)));
         return Promise.all(keys.slice(from, to).map(async (k) => {

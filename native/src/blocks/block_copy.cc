@@ -18,6 +18,7 @@
 #include <vector>
 #include "../args.h"
 #include "crc32c.h"
+#include "populate.h"
 
 namespace orbitkv {
 
@@ -130,6 +131,7 @@ void InitBlockCopy(Napi::Env env, Napi::Object exports) {
   exports.Set("copyBlocks", Napi::Function::New(env, CopyBlocks, "copyBlocks"));
   exports.Set("crc32c", Napi::Function::New(env, Crc32cValue, "crc32c"));
   exports.Set("crc32cHardware", Napi::Function::New(env, Crc32cHardwareValue, "crc32cHardware"));
+  InitPopulate(env, exports);
 }
 
 }  // namespace orbitkv

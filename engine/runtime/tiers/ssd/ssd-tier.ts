@@ -28,6 +28,8 @@ export interface SsdOptions {
 }
 
 const PREALLOCATE_CHUNK = 4 << 20;
+/** Most slot reads and writes the tier's ring submits at once (unless `ringDepth` says otherwise). */
+export const SSD_RING_DEPTH = 64;
 
 /** How the data file reached its full size, or how far it got and why it stopped. */
 export interface Preallocation {
@@ -72,7 +74,7 @@ export class SsdTier {
     const bytes = this.slotBytes * this.slots;
     const size = sizeTo(path, bytes);
     this.file = openFile(path, { write: true, direct: 'auto' });
-    this.ring = openRing({ depth: options.ringDepth ?? 64, backend: 'auto' });
+    this.ring = openRing({ depth: options.ringDepth ?? SSD_RING_DEPTH, backend: 'auto' });
     this.index = new SsdIndex(options.dir, this.slots, options.checkpointEvery ?? 4096);
     const held = [...this.index.entries.values()].sort((a, b) => a.seq - b.seq).map((e) => e.slot);
     // A slot the index names is usable even if the file was cut short under it (its read then fails, a miss).
