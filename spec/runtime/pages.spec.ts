@@ -52,17 +52,26 @@ describe('runtime/pages: copies between registered pages and DRAM', () => {
 
   it('a registration is ready once its mapping is populated: restoring into every page then takes (almost) no page fault', async () => {
     // 16-KiB pages over 2 layers: 256 pages make 2,048 4-KiB pages of the Manager's mapping.
-    const { file, view, mine } = pagesOf(256, 2, 4 * PAGE);
-    for (let p = 0; p < 512; p++) view[p * 4 * PAGE + 3] = p & 0xff;
-    assert.equal(await file.ready, true);
-    const block = allocAligned(2 * 4 * PAGE);
-    const before = process.resourceUsage().minorPageFault;
-    await Promise.all(Array.from({ length: 256 }, (_, p) => file.writePage(p, block)));
-    const faults = process.resourceUsage().minorPageFault - before;
-    // Unpopulated, the same copies fault once per 4 KiB page (2,048 at least).
-    assert.ok(faults < 256, `${faults} faults restoring into 2,048 pages`);
-    file.close();
-    unmapShared(mine);
+    // The counter is the whole process's: a collector running meanwhile (late in the full suite,
+    // with a large heap) faults its own pages in. So three fresh registrations are measured and
+    // the fewest faults count; unpopulated, each would fault once per 4 KiB page (2,048 at least).
+    const counts: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { file, view, mine } = pagesOf(256, 2, 4 * PAGE);
+      try {
+        // The engine has written its pages (they exist); the Manager's mapping has no entries yet.
+        for (let p = 0; p < 512; p++) view[p * 4 * PAGE + 3] = p & 0xff;
+        assert.equal(await file.ready, true);
+        const block = allocAligned(2 * 4 * PAGE);
+        const before = process.resourceUsage().minorPageFault;
+        await Promise.all(Array.from({ length: 256 }, (_, p) => file.writePage(p, block)));
+        counts.push(process.resourceUsage().minorPageFault - before);
+      } finally {
+        file.close();
+        unmapShared(mine);
+      }
+    }
+    assert.ok(Math.min(...counts) < 256, `${counts.join(', ')} faults restoring into 2,048 pages (three fresh registrations)`);
   });
 
   it('a batcher gives each of many blocks its own checksum, across native calls and their concurrency bound', async () => {
