@@ -27,6 +27,7 @@ import {
   GENESIS, type SshSigningKey, appendEvidence, parseOpenSshPrivateKey, signMessage, signedMessage, boardFromFold, canonicalJson, compileTable, foldLedger, hookLifecycle, ledgerAdmission, ledgerFiles, snapshotOnCommit, loadBoard, registryFingerprint, loadFold, readLedgerFile, scanLedgerFile, sealLine, sha256, tableStart, tableStep, worldOf,
   type LifecycleEvent,
 } from '../../engine/lifecycle/index.js';
+import { seeded } from '../support/seeded.js';
 import { type BenchResult, costRatio, printReport } from './report.js';
 
 const CONTRACTS = 10_000;
@@ -34,14 +35,7 @@ const CONTRACTS = 10_000;
 const RECORDS = Number(process.env['LEDGER_BENCH_RECORDS'] ?? 100_000);
 const APPENDED = 100;
 
-let seed = 42;
-const random = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+const { random, pick } = seeded(42);
 const hex = (n: number, width = 64) => n.toString(16).padStart(width, '0');
 
 function syntheticRegistry(root: string): Registry {

@@ -8,19 +8,13 @@ import { loadRegistry } from '../../engine/registry/index.js';
 import { LIFECYCLES, type Refusal, boardFromFold, foldLedger, foldRecords, initialFold, ledgerFiles, loadBoard, loadCachedFold, loadFold, storeCachedFold, worldOf } from '../../engine/lifecycle/index.js';
 import { recordEvents } from '../../engine/lifecycle/fold/fold.js';
 import { WALK, digest, removeTemps, sealAll, tempCopy, writeLedger } from './support.js';
+import { seeded } from '../support/seeded.js';
 
 const { registry } = loadRegistry(WALK);
 
 /** Random but well-formed evidence over the walk registry, seeded. */
 export function randomDrafts(seed: number, n: number): EvidenceDraft[] {
-  let a = seed;
-  const random = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+  const { random, pick } = seeded(seed);
   const versions = [{ version: '1.2.0', commit: '1'.repeat(40) }, { version: '1.3.0', commit: '3'.repeat(40) }];
   let pin = versions[0]!;
   const drafts: EvidenceDraft[] = [];

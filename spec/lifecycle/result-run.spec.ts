@@ -7,6 +7,7 @@ import { recordEvents } from '../../engine/lifecycle/fold/fold.js';
 import { lifecycleTables } from '../../engine/lifecycle/fold/world.js';
 import { type RequirementContext, applyResultRun, consumingAdapter, replacementReady, resultRunStates } from '../../engine/lifecycle/machines/index.js';
 import { digest, sealAll } from './support.js';
+import { seeded } from '../support/seeded.js';
 
 /**
  * The fold takes runs of gate results at once (`machines/result-run.ts`). These registries and
@@ -17,23 +18,12 @@ import { digest, sealAll } from './support.js';
  * record by record, which knows nothing of runs.
  */
 
-function generator(seed: number) {
-  let a = seed;
-  const random = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-  return { random, pick };
-}
 
 const src = { document: 'spec', section: 'result runs' };
 const VERSIONS = [{ version: '1.0.0', commit: 'a'.repeat(40) }, { version: '1.1.0', commit: 'b'.repeat(40) }];
 
 function randomRegistry(seed: number): Registry {
-  const { random, pick } = generator(seed);
+  const { random, pick } = seeded(seed);
   const contracts: Contract[] = [
     { kind: 'engine', id: 'engine.eng', title: 'eng', source: src, name: 'eng', distribution: 'eng', role: 'runtime', version: '1.0.0', commit: 'a'.repeat(40), line: '1.0', recordedIn: [], lastRecheck: '2026-10-01' },
     { kind: 'policy', id: 'policy.recheck', title: 'recheck', source: src, policy: { rule: 'recheck', maxAgeDays: 30 } },
@@ -76,7 +66,7 @@ function registryOf(contracts: readonly Contract[], name: string): Registry {
 }
 
 function randomLedger(registry: Registry, seed: number, n: number): EvidenceRecord[] {
-  const { random, pick } = generator(seed * 7919);
+  const { random, pick } = seeded(seed * 7919);
   const gates = registry.ofKind('gate');
   const subjects = [...registry.ofKind('hook').map((h) => h.id), ...registry.ofKind('gap').map((g) => g.id)];
   let pin = VERSIONS[0]!;
