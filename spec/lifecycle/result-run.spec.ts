@@ -18,7 +18,6 @@ import { seeded } from '../support/seeded.js';
  * record by record, which knows nothing of runs.
  */
 
-
 const src = { document: 'spec', section: 'result runs' };
 const VERSIONS = [{ version: '1.0.0', commit: 'a'.repeat(40) }, { version: '1.1.0', commit: 'b'.repeat(40) }];
 
