@@ -12,7 +12,11 @@
  * twice for ORBITKV_BENCH_SECONDS (2), in order A B C … C B A (the first runner rotating each
  * round), so a disk whose rate drifts within a round gives every runner the same mean position;
  * a round's ratio is the ratio of the two runs' sums, and a row's ratio is its worst round (the
- * targets hold in every round). (Results in io-cpu.txt before the ABBA section ran each runner
+ * targets hold in every round). The random 4 KiB rows, the ones closest to their target, hold
+ * ORBITKV_BENCH_REPEATS (2) mirrored repeats per round (A B B A B A A B: each runner four runs,
+ * so each round's ratio averages twice the disk's run-to-run noise) after a warm-up that runs
+ * every runner once, uncounted (the disk and the JIT settle first); the sequential rows keep
+ * one repeat, so the whole bench stays under about 4 minutes. (Results in io-cpu.txt before the ABBA section ran each runner
  * once per round, in rotating order.) A control runner, fio again in the same rounds (ORBITKV_BENCH_CONTROL=0
  * leaves it out), gives the rows "control: fio vs fio": how far the disk alone moves one fio
  * from another in the same mirrored round, the floor under any per-round ratio.
@@ -38,6 +42,7 @@ const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
 const seconds = Number(process.env['ORBITKV_BENCH_SECONDS'] ?? 2);
 const ROUNDS = Number(process.env['ORBITKV_BENCH_ROUNDS'] ?? 3);
 const CONTROL = process.env['ORBITKV_BENCH_CONTROL'] !== '0';
+const REPEATS = Number(process.env['ORBITKV_BENCH_REPEATS'] ?? 2);
 mkdirSync(dir, { recursive: true });
 const path = join(dir, 'io-bench.bin');
 
@@ -201,7 +206,11 @@ async function main(): Promise<void> {
   const handle = await open(path, constants.O_RDONLY | constants.O_DIRECT);
   const nodeRandom = () => drive(64, (slot, n) => handle.read(small[slot]!, 0, 4096, offsets[n % offsets.length]!).then((r) => r.bytesRead));
   const fioRandom = () => fio('randread', '4k', 64);
-  const random = await mirroredRounds(CONTROL ? [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom, fioRandom] : [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom], ROUNDS, logRun('random 4 KiB read, kIOPS', ['fio', 'submitRead', 'fs.promises', 'read', 'fio(control)'], (r) => r.iops / 1e3));
+  const random = await mirroredRounds(CONTROL ? [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom, fioRandom] : [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom], ROUNDS, {
+    repeats: REPEATS,
+    warmup: true,
+    onRun: logRun('random 4 KiB read, kIOPS', ['fio', 'submitRead', 'fs.promises', 'read', 'fio(control)'], (r) => r.iops / 1e3),
+  });
   await handle.close();
   const nodeName = `fs.promises FileHandle, UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? 4}, ${poolInFlight} in flight`;
   results.push(row('random 4 KiB read, depth 64 (submitRead: a callback per read)', 'kIOPS', versus(random, 1, 0), (r) => r.iops / 1e3, FIO_PEER, 0.9));
@@ -225,7 +234,7 @@ async function main(): Promise<void> {
   await file.close();
   rmSync(path, { force: true });
   const loadAfter = loadavg();
-  process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds in mirrored order (ABBA: each runner twice, ${seconds} s each, ratio of sums)${CONTROL ? ', with a fio control' : ''}\n`);
+  process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds in mirrored order (ABBA: each runner twice, ${seconds} s each, ratio of sums; random 4 KiB: ${REPEATS} repeats per round after a warm-up)${CONTROL ? ', with a fio control' : ''}\n`);
   process.stdout.write(`${roundLines.join('\n')}\n${notes.join('\n')}\n`);
   for (const [pattern, runs] of runLines) process.stdout.write(`runs in order, ${pattern}: ${runs.join(', ')}\n`);
   printReport('io', results);
@@ -233,7 +242,7 @@ async function main(): Promise<void> {
 
 /** A row whose ratio is the worst round's (medians shown for the rates). */
 function row(name: string, unit: string, m: Row, value: (r: Rate) => number, peerName: string, target: number | string): BenchResult {
-  roundLines.push(`${name}: per-round ratios ${m.rounds.map((r) => r.toFixed(3)).join(', ')}`);
+  roundLines.push(`${name}: per-round ratios ${m.rounds.map((r) => r.toFixed(3)).join(', ')} (spread ${(Math.max(...m.rounds) - Math.min(...m.rounds)).toFixed(3)})`);
   return { name, unit, ours: value(m.ours), peer: value(m.peer), peerName, ratio: Math.min(...m.rounds), target };
 }
 
