@@ -41,7 +41,6 @@ UringRing::UringRing(const Napi::CallbackInfo& info) : Napi::ObjectWrap<UringRin
   if (ret < 0) throw SystemError(env, -ret, "io_uring_setup", "depth " + std::to_string(depth));
   open_ = true;
   depth_ = ring_.sq.ring_entries;
-  inflight_.reserve(depth_);
   eventFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (eventFd_ < 0) {
     int err = errno;
@@ -82,8 +81,8 @@ void UringRing::Teardown() {
     close(eventFd_);
     eventFd_ = -1;
   }
-  for (auto& entry : inflight_) IoOp::Release(entry.second);
-  inflight_.clear();
+  inflight_.ForEach([](IoOp* op) { IoOp::Release(op); });
+  inflight_.Clear();
   registered_.clear();
   registeredPins_.clear();
   sink_.Reset();
@@ -142,11 +141,11 @@ void UringRing::Prep(io_uring_sqe* sqe, IoOp* op) {
 }
 
 void UringRing::Track(Napi::Env env, OpPtr owned) {
-  if (inflight_.count(owned->id) != 0) throw DuplicateId(env, owned->id);
+  if (inflight_.Find(owned->id) != nullptr) throw DuplicateId(env, owned->id);
   io_uring_sqe* sqe = GetSqe(env);
   IoOp* op = owned.release();
   Prep(sqe, op);
-  inflight_[op->id] = op;
+  inflight_.Insert(op);
   if (!refd_) {
     refd_ = true;
     Ref();  // keep this object (and the buffers JS holds for it) alive while the kernel works
@@ -232,10 +231,10 @@ Napi::Value UringRing::Cancel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
   auto id = static_cast<uint32_t>(ArgInt(info, 0, "id", 0, UINT32_MAX));
-  auto it = inflight_.find(id);
-  if (it == inflight_.end()) return Napi::Boolean::New(env, false);
+  IoOp* op = inflight_.Find(id);
+  if (op == nullptr) return Napi::Boolean::New(env, false);
   io_uring_sqe* sqe = GetSqe(env);
-  io_uring_prep_cancel64(sqe, reinterpret_cast<uint64_t>(it->second), 0);
+  io_uring_prep_cancel64(sqe, reinterpret_cast<uint64_t>(op), 0);
   io_uring_sqe_set_data64(sqe, kCancelTag);
   io_uring_submit(&ring_);
   return Napi::Boolean::New(env, true);
@@ -245,7 +244,7 @@ Napi::Value UringRing::Cancel(const Napi::CallbackInfo& info) {
 Napi::Value UringRing::RegisterBuffers(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  if (!inflight_.empty()) throw SystemError(env, EBUSY, "io_uring_register_buffers", "ops in flight");
+  if (!inflight_.Empty()) throw SystemError(env, EBUSY, "io_uring_register_buffers", "ops in flight");
   if (info.Length() < 1 || !info[0].IsArray()) throw ArgError(env, false, "buffers must be an array");
   auto list = info[0].As<Napi::Array>();
   if (list.Length() > kMaxSegments) throw ArgError(env, true, "at most 1024 registered buffers");
@@ -272,13 +271,13 @@ Napi::Value UringRing::RegisterBuffers(const Napi::CallbackInfo& info) {
 // close(): JS drains first; closing with ops in flight is refused rather than guessed at.
 Napi::Value UringRing::Close(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!inflight_.empty()) throw SystemError(env, EBUSY, "close", std::to_string(inflight_.size()) + " ops in flight");
+  if (!inflight_.Empty()) throw SystemError(env, EBUSY, "close", std::to_string(inflight_.Size()) + " ops in flight");
   Teardown();
   return env.Undefined();
 }
 
 Napi::Value UringRing::InFlight(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), static_cast<double>(inflight_.size()));
+  return Napi::Number::New(info.Env(), static_cast<double>(inflight_.Size()));
 }
 
 Napi::Value UringRing::Depth(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), depth_); }
@@ -306,7 +305,7 @@ size_t UringRing::Collect(Napi::Env env) {
       continue;
     }
     double result = res < 0 ? res : (moving ? static_cast<double>(op->done) : 0);
-    inflight_.erase(op->id);
+    inflight_.Erase(op->id);
     uint32_t id = op->id;
     IoOp::Release(op);
     sink_.Push(id, result);
@@ -318,7 +317,7 @@ size_t UringRing::Collect(Napi::Env env) {
 
 /** True when the last op finished: the poll handle stops holding the loop (Unref follows). */
 bool UringRing::BecameIdle() {
-  bool idle = inflight_.empty() && refd_;
+  bool idle = inflight_.Empty() && refd_;
   if (idle) {
     refd_ = false;
     uv_unref(reinterpret_cast<uv_handle_t*>(poll_));

@@ -5,9 +5,9 @@
 #include <napi.h>
 #include <uv.h>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 #include "io/completion_sink.h"
+#include "io/inflight_table.h"
 #include "io/io_op.h"
 
 namespace orbitkv {
@@ -48,7 +48,7 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   int eventFd_ = -1;
   uv_poll_t* poll_ = nullptr;
   bool refd_ = false;
-  std::unordered_map<uint32_t, IoOp*> inflight_;
+  InflightTable inflight_;
   std::vector<iovec> registered_;
   std::vector<std::shared_ptr<v8::BackingStore>> registeredPins_;
   CompletionSink sink_;
