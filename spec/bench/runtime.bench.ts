@@ -5,7 +5,7 @@
  *     (targets: p50 < 100 µs, within 2× of the echo);
  *   - restore from the SSD tier (a restarted Manager: DRAM cold) into shared-memory pages vs
  *     fio reading the same bytes with the same pattern and depth (≥ 0.85), alternated with it
- *     (ORBITKV_BENCH_PAIRS pairs, default 3);
+ *     in mirrored order after a warm-up (ORBITKV_BENCH_PAIRS pairs, default 6);
  *   - restore from the DRAM tier into pages vs a plain memcpy of the same bytes into a
  *     populated mapping, as the Manager's is once registered (≥ 0.8);
  *   - save pages → DRAM → SSD (synced, committed) vs fio writing the same bytes (≥ 0.85);
@@ -28,6 +28,7 @@ import { SSD_RING_DEPTH } from '../../engine/runtime/tiers/ssd/index.js';
 import { CLIENT_PY } from '../../generators/client/index.js';
 import { allocAligned, createMemfd, mapShared, populatePages, unmapShared } from '../../native/index.js';
 import { costRatio, printReport, rateRatio, type BenchResult } from './report.js';
+import { mirroredRounds, type Rate } from './io/mirrored-rounds.js';
 
 const MiB = 1024 * 1024;
 const BLOCK = 256 * 1024;
@@ -153,26 +154,34 @@ await stop(manager);
 // SSD restore: a restarted Manager (DRAM cold) vs fio reading the same bytes with the same
 // pattern and depth: the chain in a random order, so the Manager reads its slots (the file's
 // first `bytes`, one block each) at random as fio does, 256 KiB each, O_DIRECT, at most RING_DEPTH
-// at once (the Manager's ring depth; fio's iodepth). The disk's own rate swings between runs,
-// so ours and fio alternate (ABAB, ORBITKV_BENCH_PAIRS pairs, default 3), each pair a row; the
-// row over all pairs compares the totals.
+// at once (the Manager's ring depth; fio's iodepth). The disk's own rate swings between runs
+// (a run is a fraction of a second), so after one uncounted fio read of the file (the disk
+// settles after the writes above) ours and fio alternate in mirrored order (A B B A B A A B …,
+// so a drifting disk gives both the same mean position), ORBITKV_BENCH_PAIRS runs each (default
+// 6, rounded up to even); pair k is ours' k-th run against fio's k-th, and the row over all pairs
+// compares the totals (all bytes over all time).
 const RING_DEPTH = SSD_RING_DEPTH;
-const PAIRS = Math.max(1, Number(process.env['ORBITKV_BENCH_PAIRS'] ?? 3));
-const ssdPairs: { ours: number; fio: number }[] = [];
-for (let k = 0; k < PAIRS; k++) {
-  if (k > 0) await stop(manager);
+const PAIRS = 2 * Math.ceil(Math.max(1, Number(process.env['ORBITKV_BENCH_PAIRS'] ?? 6)) / 2);
+const blocksFile = join(ssdDir, 'blocks.dat');
+const rate = (bytesPerSec: number): Rate => ({ bytesPerSec, iops: bytesPerSec / BLOCK, cpuUsPerOp: 0 });
+const ourSsdRun = async (): Promise<Rate> => {
+  if (manager.exitCode === null && manager.signalCode === null) await stop(manager); // the last run's
   manager = await serve();
   c = await client(dst, blocks);
   const order = hashes.map((_, i) => i).sort(() => Math.random() - 0.5);
   const ours = await restoreAll(c, order);
   await c.close();
-  ssdPairs.push({ ours, fio: fio('randread', join(ssdDir, 'blocks.dat'), RING_DEPTH) });
-}
+  return rate(ours);
+};
+fio('randread', blocksFile, RING_DEPTH); // warm-up, uncounted
+const ssdRuns: [number[], number[]] = [[], []];
+await mirroredRounds([ourSsdRun, () => rate(fio('randread', blocksFile, RING_DEPTH))], 1, { repeats: PAIRS / 2, onRun: (i, r) => void ssdRuns[i as 0 | 1].push(r.bytesPerSec) });
+const ssdPairs = ssdRuns[0].map((ours, k) => ({ ours, fio: ssdRuns[1][k]! }));
 const ssdName = `restore ${bytes / MiB} MiB SSD→DRAM→pages (restarted, random slots, O_DIRECT, depth ${RING_DEPTH}, CRC-32C verified)`;
 const fioName = `fio randread 256k qd${RING_DEPTH} O_DIRECT, same file`;
 ssdPairs.forEach((p, k) => results.push({ name: `${ssdName}, pair ${k + 1}/${PAIRS}`, unit: 'GB/s', ours: p.ours / 1e9, peer: p.fio / 1e9, peerName: fioName, ratio: rateRatio(p.ours, p.fio), target: 0.85 }));
 const total = (rate: (p: { ours: number; fio: number }) => number) => (PAIRS * bytes) / ssdPairs.reduce((t, p) => t + bytes / rate(p), 0);
-results.push({ name: `${ssdName}, ${PAIRS} pairs ABAB`, unit: 'GB/s', ours: total((p) => p.ours) / 1e9, peer: total((p) => p.fio) / 1e9, peerName: fioName, ratio: rateRatio(total((p) => p.ours), total((p) => p.fio)), target: 0.85 });
+results.push({ name: `${ssdName}, ${PAIRS} pairs, mirrored`, unit: 'GB/s', ours: total((p) => p.ours) / 1e9, peer: total((p) => p.fio) / 1e9, peerName: fioName, ratio: rateRatio(total((p) => p.ours), total((p) => p.fio)), target: 0.85 });
 if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'data') {
   // Only the data-path rows (save, DRAM restore, SSD restore), while iterating on them.
   await stop(manager);
