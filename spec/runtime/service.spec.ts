@@ -22,7 +22,7 @@ function heldPages(count: number, cache: BlockCache) {
   const pages = {
     pages: count,
     readPage: async (i: number, into: Buffer) => void into.fill(i + 1),
-    writePage: (_i: number, _from: Buffer) => {
+    writePages: (_pages: number[], _from: Buffer[]) => {
       state.inFlight++;
       return new Promise<void>((resolve) => landing.push(() => {
         state.inFlight--;
@@ -179,7 +179,7 @@ describe('runtime/service: saves larger than DRAM', () => {
     const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
     const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
     const landed: Buffer[] = [];
-    session.pages = { pages: 4, readPage: async () => undefined, writePage: async (i: number, from: Buffer) => void (landed[i] = Buffer.from(from)), setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
+    session.pages = { pages: 4, readPage: async () => undefined, writePages: async (into: number[], from: Buffer[]) => into.forEach((p, k) => (landed[p] = Buffer.from(from[k]!))), setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
     const t = await service.lookup(session, { namespace: NS, hashes: ['r0', 'r1', 'r2', 'r3'], request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
     assert.deepEqual(t.tiers, { dram: 0, ssd: 4 });
     const r = await service.restore(session, { ticket: t.ticket, pages: [0, 1, 2, 3] });
@@ -197,7 +197,7 @@ describe('runtime/service: saves stream through windows, with one sync and one i
     const cache = new BlockCache(new DramArena(BLOCK, dramSlots), ssd);
     const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
     const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
-    session.pages = { pages: 16, readPage: async (i: number, into: Buffer) => void into.fill(0x10 + i), writePage: async () => undefined, setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
+    session.pages = { pages: 16, readPage: async (i: number, into: Buffer) => void into.fill(0x10 + i), writePages: async () => undefined, setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
     return { dir, ssd, cache, service, session };
   };
   const hashes = Array.from({ length: 16 }, (_, i) => `w${i}`);
