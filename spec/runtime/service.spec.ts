@@ -257,3 +257,34 @@ describe('runtime/service: saves stream through windows, with one sync and one i
     await again.close();
   });
 });
+
+describe('runtime/service: a DRAM restore copies each window in one request', () => {
+  it('blocks in DRAM go to their pages one writePages call per window (16 blocks), their bytes intact', async () => {
+    const cache = new BlockCache(new DramArena(BLOCK, 64), null);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    const calls: number[][] = [];
+    const landed: Buffer[] = [];
+    session.pages = {
+      pages: 64,
+      readPage: async (i: number, into: Buffer) => void into.fill(0x40 + i),
+      writePages: async (into: number[], from: Buffer[]) => {
+        calls.push([...into]);
+        into.forEach((p, k) => (landed[p] = Buffer.from(from[k]!)));
+      },
+      setFlag: async () => undefined,
+      close: () => undefined,
+    } as unknown as PageFile;
+    const hashes = Array.from({ length: 40 }, (_, i) => `d${i}`);
+    assert.ok((await service.save(session, { namespace: NS, hashes, pages: hashes.map((_, i) => i) })).blocks.every((b) => b === 'stored'));
+    const t = await service.lookup(session, { namespace: NS, hashes, request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+    assert.deepEqual(t.tiers, { dram: 40, ssd: 0 });
+    // Block i into page 63 - i: the pages a request names, not the blocks' own order.
+    const r = await service.restore(session, { ticket: t.ticket, pages: hashes.map((_, i) => 63 - i) });
+    assert.equal(r.state, 'done');
+    assert.deepEqual(calls.map((c) => c.length), [16, 16, 8], 'one request per window');
+    assert.deepEqual(calls.flat(), hashes.map((_, i) => 63 - i));
+    for (let i = 0; i < 40; i++) assert.ok(landed[63 - i]!.equals(Buffer.alloc(BLOCK, 0x40 + i)), `block ${i} in page ${63 - i}`);
+    assert.equal(cache.usage().pinned, 0, 'the leases went with the restore');
+  });
+});

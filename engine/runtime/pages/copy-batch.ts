@@ -29,7 +29,7 @@ export class CopyBatcher {
    * threads; a page file and the SSD tier's checksums each have one), so the index's fdatasyncs
    * and other fs work on the pool are not all queued behind a window of copies.
    */
-  constructor(private readonly blocksPerCall = 16, private readonly concurrency = 2, private readonly bytesPerCall = 4 * 1024 * 1024) {}
+  constructor(private readonly blocksPerCall = 16, private readonly concurrency = 2, private readonly bytesPerCall = 4 * 1024 * 1024, private readonly native: typeof copyBlocks = copyBlocks) {}
 
   /**
    * Copies one block's ranges (in order); resolves once they are all in place (and each
@@ -72,7 +72,7 @@ export class CopyBatcher {
       const run = () => {
         let done: Promise<Uint32Array>;
         try {
-          done = copyBlocks(ranges, batch.length);
+          done = this.native(ranges, batch.length);
         } catch (error) {
           for (const r of batch) r.reject(error);
           this.next();
