@@ -288,3 +288,29 @@ describe('runtime/service: a DRAM restore copies each window in one request', ()
     assert.equal(cache.usage().pinned, 0, 'the leases went with the restore');
   });
 });
+
+describe('runtime/service: a save fills the lookups\' key memo', () => {
+  it('a lookup of a chain just saved derives none of its keys again', async () => {
+    const derive = BlockCache.key;
+    let derived = 0;
+    BlockCache.key = (namespace: string, blockHash: string) => {
+      derived++;
+      return derive(namespace, blockHash);
+    };
+    try {
+      const cache = new BlockCache(new DramArena(BLOCK, 8), null);
+      const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+      const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+      session.pages = { pages: 4, readPage: async (i: number, into: Buffer) => void into.fill(i), writePages: async () => undefined, setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
+      const hashes = ['k0', 'k1', 'k2', 'k3'];
+      assert.ok((await service.save(session, { namespace: NS, hashes, pages: [0, 1, 2, 3] })).blocks.every((b) => b === 'stored'));
+      assert.equal(derived, 4, 'the save derived each key once');
+      const t = await service.lookup(session, { namespace: NS, hashes, request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+      assert.equal(t.boundary, 4);
+      assert.equal(derived, 4, 'the lookup found every key in the memo');
+      service.release(session, t.ticket);
+    } finally {
+      BlockCache.key = derive;
+    }
+  });
+});

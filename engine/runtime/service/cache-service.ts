@@ -277,7 +277,9 @@ export class CacheService {
     const bad = req.pages.findIndex((p) => p >= pages.pages);
     if (bad >= 0) throw new RequestError('bad-page', `pages[${bad}] = ${req.pages[bad]} is beyond the ${pages.pages} registered pages`);
     const ns = namespaceId(req.namespace);
-    const keys = req.hashes.map((h) => BlockCache.key(ns, h));
+    // Through the lookups' memo: a chain just saved is what the next lookups ask about, and
+    // they then find its keys computed.
+    const keys = this.keyMemo.chain(ns, req.hashes);
     const actor = createActor(saveMachine, {
       input: {
         keys,
