@@ -65,7 +65,7 @@ export const BREAKS: Record<string, () => void> = {
     const close = Session.prototype.close;
     Session.prototype.close = function (this: Any) {
       this.pages?.close();
-      this.pages = { close: () => undefined, readPage: () => Promise.reject(new Error('closed')), writePage: () => Promise.resolve(), setFlag: () => Promise.resolve(), covers: () => false, pages: 0 };
+      this.pages = { close: () => undefined, readPage: () => Promise.reject(new Error('closed')), writePage: () => Promise.resolve(), writePages: () => Promise.resolve(), setFlag: () => Promise.resolve(), covers: () => false, pages: 0 };
       return close.call(this);
     };
   },
@@ -75,13 +75,15 @@ export const BREAKS: Record<string, () => void> = {
   },
   /** The completion flag is set before the bytes land (a forward can read a partial page). */
   'flag-before-bytes': () => {
-    PageFile.prototype.writePage = function (this: Any, index: number, from: Buffer) {
-      const copy = Buffer.from(from);
+    PageFile.prototype.writePages = function (this: Any, indices: readonly number[], from: readonly Buffer[]) {
       const pb = this.spec.pageBytes;
-      for (let l = 0; l < this.spec.layers; l++) this.view[this.flagAt(l, index)] = 1;
-      setTimeout(() => {
-        for (let l = 0; l < this.spec.layers; l++) copy.copy(this.view, this.at(l, index), l * pb, (l + 1) * pb);
-      }, 300);
+      indices.forEach((index, k) => {
+        const copy = Buffer.from(from[k]!);
+        for (let l = 0; l < this.spec.layers; l++) this.view[this.flagAt(l, index)] = 1;
+        setTimeout(() => {
+          for (let l = 0; l < this.spec.layers; l++) copy.copy(this.view, this.at(l, index), l * pb, (l + 1) * pb);
+        }, 300);
+      });
       return Promise.resolve();
     };
   },

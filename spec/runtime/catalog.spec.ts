@@ -23,6 +23,21 @@ describe('runtime/catalog: the block cache', () => {
     assert.ok('slot' in r && r.slot.every((b) => b === 7));
   });
 
+  it('inDramNow serves a DRAM hit without a promise and holds its slot busy until idle; it answers a block not ready at once too', async () => {
+    const cache = new BlockCache(new DramArena(4096, 1), null);
+    const a = BlockCache.key('ns', 'now-a');
+    const b = BlockCache.key('ns', 'now-b');
+    assert.equal(await cache.stage(a, async (into) => void into.fill(9)), 'stored');
+    const hit = cache.inDramNow(a);
+    assert.ok(hit !== null && 'slot' in hit && hit.tier === 'dram' && hit.slot.every((x) => x === 9));
+    assert.deepEqual(cache.inDramNow(b), { reason: 'absent' });
+    // The only slot is busy with the restore's copy: a new block cannot take it.
+    assert.equal(await cache.stage(b, async () => undefined), 'dram-full');
+    cache.idle(a);
+    assert.equal(await cache.stage(b, async () => undefined), 'stored');
+    assert.deepEqual(cache.inDramNow(a), { reason: 'absent' }, 'evicted once idle (no SSD tier behind it)');
+  });
+
   it('a save that finds its block staging by a save that succeeds is deduplicated, after that save is', async () => {
     const cache = new BlockCache(new DramArena(4096, 4), null);
     const key = BlockCache.key('ns', 'h2');

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { CopyBatcher, PageFile } from '../../engine/runtime/pages/index.js';
 import { FLAG, registrationBytes } from '../../engine/runtime/pages/page-file.js';
-import { allocAligned, createMemfd, crc32c, mapShared, unmapShared } from '../../native/index.js';
+import { allocAligned, copyBlocks, createMemfd, crc32c, mapShared, unmapShared } from '../../native/index.js';
 
 const PAGE = 4096;
 
@@ -50,6 +50,26 @@ describe('runtime/pages: copies between registered pages and DRAM', () => {
     unmapShared(mine);
   });
 
+  it('writePages scatters several blocks in one request, each into its own page of every layer with each layer\'s flag LANDED', async () => {
+    const { file, view, mine, dataBytes } = pagesOf(6, 2);
+    const blocks = [0xa0, 0xb0].map((v) => {
+      const b = allocAligned(2 * PAGE);
+      b.fill(v, 0, PAGE);
+      b.fill(v + 1, PAGE);
+      return b;
+    });
+    await file.writePages([4, 1], blocks);
+    for (const [k, page] of [4, 1].entries()) {
+      for (let l = 0; l < 2; l++) assert.ok(view.subarray((l * 6 + page) * PAGE, (l * 6 + page + 1) * PAGE).equals(Buffer.alloc(PAGE, [0xa0, 0xb0][k]! + l)), `page ${page} layer ${l}`);
+    }
+    const landed = FLAG.landed;
+    assert.deepEqual([...view.subarray(dataBytes)], [0, landed, 0, 0, landed, 0, 0, landed, 0, 0, landed, 0]);
+    for (const page of [0, 2, 3, 5]) assert.equal(view.subarray(page * PAGE, (page + 1) * PAGE).every((b) => b === 0), true, `page ${page} untouched`);
+    assert.throws(() => file.writePages([0, 1], [blocks[0]!]), RangeError);
+    file.close();
+    unmapShared(mine);
+  });
+
   it('a registration is ready once its mapping is populated: restoring into every page then takes (almost) no page fault', async () => {
     // 16-KiB pages over 2 layers: 256 pages make 2,048 4-KiB pages of the Manager's mapping.
     // The counter is the whole process's: a collector running meanwhile (late in the full suite,
@@ -83,5 +103,23 @@ describe('runtime/pages: copies between registered pages and DRAM', () => {
     crcs.forEach((c, i) => assert.equal(c, i % 5 !== 0 ? crc32c(src.subarray(i * PAGE, (i + 1) * PAGE)) : 0, `block ${i}`));
     for (let i = 0; i < 50; i++) assert.ok(dst.subarray((49 - i) * PAGE, (50 - i) * PAGE).equals(src.subarray(i * PAGE, (i + 1) * PAGE)), `block ${i} copied`);
     assert.equal(await batcher.checksum(src), crc32c(src), 'a checksum alone, nothing copied');
+  });
+
+  it('a batcher bounds each native call by bytes as well as requests: a whole window goes alone, gathered blocks share calls', async () => {
+    const sizes: number[][] = [];
+    const counting: typeof copyBlocks = (ranges, groups) => {
+      sizes.push(ranges.map((r) => r.length / PAGE));
+      return copyBlocks(ranges, groups);
+    };
+    const batcher = new CopyBatcher(16, 1, 3 * PAGE, counting);
+    const src = allocAligned(16 * PAGE);
+    for (let i = 0; i < src.length; i++) src[i] = (i * 7 + (i >> 12)) & 0xff;
+    const dst = allocAligned(16 * PAGE);
+    const one = (i: number) => batcher.copy([{ from: src, fromOffset: i * PAGE, to: dst, toOffset: i * PAGE, length: PAGE }], false);
+    // Gathered in one turn: a window of five blocks (larger than the bound: alone), then eleven blocks.
+    const window = batcher.copy(Array.from({ length: 5 }, (_, k) => ({ from: src, fromOffset: (10 + k) * PAGE, to: dst, toOffset: (10 + k) * PAGE, length: PAGE })), false);
+    await Promise.all([...Array.from({ length: 10 }, (_, i) => one(i)), window, one(15)]);
+    assert.deepEqual(sizes.map((c) => c.length), [5, 3, 3, 3, 2], 'ranges per native call');
+    assert.ok(dst.equals(src), 'every block copied');
   });
 });

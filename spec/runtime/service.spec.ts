@@ -22,7 +22,7 @@ function heldPages(count: number, cache: BlockCache) {
   const pages = {
     pages: count,
     readPage: async (i: number, into: Buffer) => void into.fill(i + 1),
-    writePage: (_i: number, _from: Buffer) => {
+    writePages: (_pages: number[], _from: Buffer[]) => {
       state.inFlight++;
       return new Promise<void>((resolve) => landing.push(() => {
         state.inFlight--;
@@ -179,7 +179,7 @@ describe('runtime/service: saves larger than DRAM', () => {
     const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
     const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
     const landed: Buffer[] = [];
-    session.pages = { pages: 4, readPage: async () => undefined, writePage: async (i: number, from: Buffer) => void (landed[i] = Buffer.from(from)), setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
+    session.pages = { pages: 4, readPage: async () => undefined, writePages: async (into: number[], from: Buffer[]) => into.forEach((p, k) => (landed[p] = Buffer.from(from[k]!))), setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
     const t = await service.lookup(session, { namespace: NS, hashes: ['r0', 'r1', 'r2', 'r3'], request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
     assert.deepEqual(t.tiers, { dram: 0, ssd: 4 });
     const r = await service.restore(session, { ticket: t.ticket, pages: [0, 1, 2, 3] });
@@ -197,7 +197,7 @@ describe('runtime/service: saves stream through windows, with one sync and one i
     const cache = new BlockCache(new DramArena(BLOCK, dramSlots), ssd);
     const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
     const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
-    session.pages = { pages: 16, readPage: async (i: number, into: Buffer) => void into.fill(0x10 + i), writePage: async () => undefined, setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
+    session.pages = { pages: 16, readPage: async (i: number, into: Buffer) => void into.fill(0x10 + i), writePages: async () => undefined, setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
     return { dir, ssd, cache, service, session };
   };
   const hashes = Array.from({ length: 16 }, (_, i) => `w${i}`);
@@ -255,5 +255,62 @@ describe('runtime/service: saves stream through windows, with one sync and one i
       assert.ok('slot' in v && v.slot.equals(Buffer.alloc(BLOCK, 0x10 + i)), `block ${i} intact`);
     }
     await again.close();
+  });
+});
+
+describe('runtime/service: a DRAM restore copies each window in one request', () => {
+  it('blocks in DRAM go to their pages one writePages call per window (16 blocks), their bytes intact', async () => {
+    const cache = new BlockCache(new DramArena(BLOCK, 64), null);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    const calls: number[][] = [];
+    const landed: Buffer[] = [];
+    session.pages = {
+      pages: 64,
+      readPage: async (i: number, into: Buffer) => void into.fill(0x40 + i),
+      writePages: async (into: number[], from: Buffer[]) => {
+        calls.push([...into]);
+        into.forEach((p, k) => (landed[p] = Buffer.from(from[k]!)));
+      },
+      setFlag: async () => undefined,
+      close: () => undefined,
+    } as unknown as PageFile;
+    const hashes = Array.from({ length: 40 }, (_, i) => `d${i}`);
+    assert.ok((await service.save(session, { namespace: NS, hashes, pages: hashes.map((_, i) => i) })).blocks.every((b) => b === 'stored'));
+    const t = await service.lookup(session, { namespace: NS, hashes, request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+    assert.deepEqual(t.tiers, { dram: 40, ssd: 0 });
+    // Block i into page 63 - i: the pages a request names, not the blocks' own order.
+    const r = await service.restore(session, { ticket: t.ticket, pages: hashes.map((_, i) => 63 - i) });
+    assert.equal(r.state, 'done');
+    assert.deepEqual(calls.map((c) => c.length), [16, 16, 8], 'one request per window');
+    assert.deepEqual(calls.flat(), hashes.map((_, i) => 63 - i));
+    for (let i = 0; i < 40; i++) assert.ok(landed[63 - i]!.equals(Buffer.alloc(BLOCK, 0x40 + i)), `block ${i} in page ${63 - i}`);
+    assert.equal(cache.usage().pinned, 0, 'the leases went with the restore');
+  });
+});
+
+describe('runtime/service: a save fills the lookups\' key memo', () => {
+  it('a lookup of a chain just saved derives none of its keys again', async () => {
+    const derive = BlockCache.key;
+    let derived = 0;
+    BlockCache.key = (namespace: string, blockHash: string) => {
+      derived++;
+      return derive(namespace, blockHash);
+    };
+    try {
+      const cache = new BlockCache(new DramArena(BLOCK, 8), null);
+      const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+      const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+      session.pages = { pages: 4, readPage: async (i: number, into: Buffer) => void into.fill(i), writePages: async () => undefined, setFlag: async () => undefined, close: () => undefined } as unknown as PageFile;
+      const hashes = ['k0', 'k1', 'k2', 'k3'];
+      assert.ok((await service.save(session, { namespace: NS, hashes, pages: [0, 1, 2, 3] })).blocks.every((b) => b === 'stored'));
+      assert.equal(derived, 4, 'the save derived each key once');
+      const t = await service.lookup(session, { namespace: NS, hashes, request: 'r', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+      assert.equal(t.boundary, 4);
+      assert.equal(derived, 4, 'the lookup found every key in the memo');
+      service.release(session, t.ticket);
+    } finally {
+      BlockCache.key = derive;
+    }
   });
 });

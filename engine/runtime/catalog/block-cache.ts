@@ -318,19 +318,14 @@ export class BlockCache {
    * lease, and on success the DRAM slot is busy until it calls `idle(key)`.
    */
   async inDram(key: string): Promise<LoadVerdict> {
-    const b = this.blocks.get(key);
-    if (!b || b.state !== 'ready') return { reason: b ? 'pending' : 'absent' };
+    const now = this.inDramNow(key);
+    if (now !== null) return now;
+    const b = this.blocks.get(key)!;
     if (b.loading) {
       // Another restore is reading this block from SSD: its verdict (checksum included) is ours.
       const verdict = await b.loading;
       if ('reason' in verdict) return verdict;
       return this.inDram(key);
-    }
-    if (b.dram >= 0) {
-      this.dram.pool.touch(b.dram);
-      b.dramBusy++;
-      this.counters.hitsDram++;
-      return { slot: this.dram.slot(b.dram), tier: 'dram' };
     }
     const ssd = this.ssd;
     if (!ssd || b.ssd < 0) return { reason: 'absent' };
@@ -346,6 +341,21 @@ export class BlockCache {
     } finally {
       if (b.loading === loading) delete b.loading;
     }
+  }
+
+  /**
+   * `inDram`'s verdict when it needs no I/O (a DRAM hit, or a block that is not ready), taken
+   * now, without a promise: a restore's window of DRAM hits is served in the same turn. Null
+   * when the block must be read from SSD (or is being read): ask `inDram`.
+   */
+  inDramNow(key: string): LoadVerdict | null {
+    const b = this.blocks.get(key);
+    if (!b || b.state !== 'ready') return { reason: b ? 'pending' : 'absent' };
+    if (b.loading || b.dram < 0) return null;
+    this.dram.pool.touch(b.dram);
+    b.dramBusy++;
+    this.counters.hitsDram++;
+    return { slot: this.dram.slot(b.dram), tier: 'dram' };
   }
 
   private async load(b: Block, ssd: SsdTier, slot: number): Promise<LoadVerdict> {

@@ -2,8 +2,11 @@
  * Block copies between pages and DRAM slots, gathered per turn of the event loop into native
  * batches (`copyBlocks`: a pool thread copies and checksums, the JS thread keeps serving I/O
  * completions meanwhile). One native call and one promise per batch of at most `blocksPerCall`
- * blocks, not per block; what is gathered is handed on in the same turn, and batches beyond
- * the calls running wait only for them (no more than the callers' windows ever hold).
+ * requests and `bytesPerCall` bytes (a larger request goes alone), not per block; what is
+ * gathered is handed on in the same turn, and batches beyond the calls running wait only for
+ * them (no more than the callers' windows ever hold). A request is one block (a save's gather)
+ * or a restore's whole window (`PageFile.writePages`): the byte bound keeps several windows
+ * gathered in one turn spread over the concurrent calls instead of one call holding them all.
  */
 import { copyBlocks, type CopyRange } from '../../../native/index.js';
 
@@ -26,7 +29,7 @@ export class CopyBatcher {
    * threads; a page file and the SSD tier's checksums each have one), so the index's fdatasyncs
    * and other fs work on the pool are not all queued behind a window of copies.
    */
-  constructor(private readonly blocksPerCall = 16, private readonly concurrency = 2) {}
+  constructor(private readonly blocksPerCall = 16, private readonly concurrency = 2, private readonly bytesPerCall = 4 * 1024 * 1024, private readonly native: typeof copyBlocks = copyBlocks) {}
 
   /**
    * Copies one block's ranges (in order); resolves once they are all in place (and each
@@ -51,8 +54,17 @@ export class CopyBatcher {
   private flush(): void {
     const all = this.gathered;
     this.gathered = [];
-    for (let at = 0; at < all.length; at += this.blocksPerCall) {
-      const batch = all.slice(at, at + this.blocksPerCall);
+    for (let at = 0; at < all.length; ) {
+      let end = at;
+      let bytes = 0;
+      while (end < all.length && end - at < this.blocksPerCall) {
+        const size = all[end]!.ranges.reduce((n, r) => n + r.length, 0);
+        if (end > at && bytes + size > this.bytesPerCall) break;
+        bytes += size;
+        end++;
+      }
+      const batch = all.slice(at, end);
+      at = end;
       const ranges: CopyRange[] = [];
       batch.forEach((r, group) => {
         for (const range of r.ranges) ranges.push(r.checksum ? { ...range, group } : range);
@@ -60,7 +72,7 @@ export class CopyBatcher {
       const run = () => {
         let done: Promise<Uint32Array>;
         try {
-          done = copyBlocks(ranges, batch.length);
+          done = this.native(ranges, batch.length);
         } catch (error) {
           for (const r of batch) r.reject(error);
           this.next();

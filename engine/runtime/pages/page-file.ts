@@ -109,9 +109,22 @@ export class PageFile {
    * LANDED after its bytes (a release store: an engine that sees the flag sees the bytes).
    */
   writePage(index: number, from: Buffer): Promise<void> {
+    return this.writePages([index], [from]);
+  }
+
+  /**
+   * Scatters `from[k]` into page `indices[k]` for every k, as `writePage` does each, in one
+   * request to the batcher (one promise, one native call for a restore's window instead of one
+   * per block): blocks land in order, each layer's flag set LANDED right after its bytes.
+   */
+  writePages(indices: readonly number[], from: readonly Buffer[]): Promise<void> {
+    if (indices.length !== from.length) throw new RangeError(`${indices.length} pages for ${from.length} blocks`);
     const pb = this.spec.pageBytes;
     const ranges: CopyRange[] = [];
-    for (let l = 0; l < this.spec.layers; l++) ranges.push({ from, fromOffset: l * pb, to: this.view, toOffset: this.at(l, index), length: pb, flag: { bytes: this.view, at: this.flagAt(l, index), value: FLAG.landed } });
+    for (let k = 0; k < indices.length; k++) {
+      const index = indices[k]!;
+      for (let l = 0; l < this.spec.layers; l++) ranges.push({ from: from[k]!, fromOffset: l * pb, to: this.view, toOffset: this.at(l, index), length: pb, flag: { bytes: this.view, at: this.flagAt(l, index), value: FLAG.landed } });
+    }
     return this.copies.copy(ranges, false).then(() => undefined);
   }
 

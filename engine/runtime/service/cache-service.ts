@@ -5,12 +5,13 @@
  */
 import { createActor, type ActorRefFrom } from 'xstate';
 import { BlockCache, namespaceId, type Tier } from '../catalog/index.js';
-import { RankAgreement, TICKET_FINAL, TicketClock, lookupTicketMachine, restoreMachine, saveMachine, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
+import { RankAgreement, TICKET_FINAL, TicketClock, lookupTicketMachine, restoreMachine, saveMachine, type BlockResult, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
 import { RequestRing, type LookupRecord } from '../records/index.js';
 import type { Session } from '../session/index.js';
+import { FLAG } from '../pages/index.js';
 import { KeyMemo } from './key-memo.js';
 
 export interface ServiceOptions {
@@ -276,7 +277,9 @@ export class CacheService {
     const bad = req.pages.findIndex((p) => p >= pages.pages);
     if (bad >= 0) throw new RequestError('bad-page', `pages[${bad}] = ${req.pages[bad]} is beyond the ${pages.pages} registered pages`);
     const ns = namespaceId(req.namespace);
-    const keys = req.hashes.map((h) => BlockCache.key(ns, h));
+    // Through the lookups' memo: a chain just saved is what the next lookups ask about, and
+    // they then find its keys computed.
+    const keys = this.keyMemo.chain(ns, req.hashes);
     const actor = createActor(saveMachine, {
       input: {
         keys,
@@ -335,28 +338,61 @@ export class CacheService {
       blocks: keys.length,
       window,
       ahead: Math.max(2, Math.floor(this.cache.dram.slots / 2 / window)),
+      // A window of DRAM hits is answered in this turn (no promise per block); only blocks read
+      // from SSD wait.
       read: async (from, to) => {
-        await Promise.all(req.pages.slice(from, to).map((p) => pages.setFlag(p, 0)));
-        return Promise.all(keys.slice(from, to).map(async (k) => {
-          if (cancelled) return 'cancelled';
-          const r = await this.cache.inDram(k);
-          if (!('slot' in r)) return r.reason;
-          busy.add(k);
-          return r.slot;
-        }));
-      },
-      copy: (from, slots) => Promise.all(slots.map(async (s, i) => {
-        const k = keys[from + i]!;
-        try {
-          // A block not restored is flagged FAILED in every layer at once: the engine recomputes it.
-          if (typeof s === 'string' || cancelled) return await pages.setFlag(req.pages[from + i]!, 2).then(() => (typeof s === 'string' ? s : 'cancelled'));
-          await pages.writePage(req.pages[from + i]!, s);
-          await pages.setFlag(req.pages[from + i]!, 1);
-          return 'restored';
-        } finally {
-          if (busy.delete(k)) this.cache.idle(k);
+        await Promise.all(req.pages.slice(from, to).map((p) => pages.setFlag(p, FLAG.pending)));
+        const slots = new Array<Buffer | string>(to - from);
+        let waits: Promise<void>[] | null = null;
+        const take = (i: number, k: string, r: Awaited<ReturnType<BlockCache['inDram']>>) => {
+          if ('slot' in r) {
+            busy.add(k);
+            slots[i] = r.slot;
+          } else slots[i] = r.reason;
+        };
+        for (let i = 0; i < to - from; i++) {
+          const k = keys[from + i]!;
+          if (cancelled) {
+            slots[i] = 'cancelled';
+            continue;
+          }
+          const now = this.cache.inDramNow(k);
+          if (now !== null) take(i, k, now);
+          else (waits ??= []).push(this.cache.inDram(k).then((r) => take(i, k, r)));
         }
-      })),
+        if (waits !== null) await Promise.all(waits);
+        return slots;
+      },
+      // The window's served blocks go to their pages in one request (one promise, one native
+      // call); the others are flagged FAILED in every layer at once (the engine recomputes them).
+      // DRAM → pages is a plain copy, no checksum: the DRAM tier holds only verified bytes (a
+      // save's CRC-32C is computed in the same pass that gathers them from the pages, and a block
+      // read from SSD is checked against the index before `inDram` serves it).
+      copy: async (from, slots) => {
+        const results: BlockResult[] = new Array(slots.length);
+        const into: number[] = [];
+        const served: Buffer[] = [];
+        for (let i = 0; i < slots.length; i++) {
+          const s = slots[i]!;
+          if (typeof s === 'string' || cancelled) {
+            await pages.setFlag(req.pages[from + i]!, FLAG.failed);
+            results[i] = typeof s === 'string' ? s : 'cancelled';
+          } else {
+            into.push(req.pages[from + i]!);
+            served.push(s);
+            results[i] = 'restored';
+          }
+        }
+        try {
+          if (into.length > 0) await pages.writePages(into, served);
+        } finally {
+          for (let i = 0; i < slots.length; i++) {
+            const k = keys[from + i]!;
+            if (busy.delete(k)) this.cache.idle(k);
+          }
+        }
+        return results;
+      },
       cancel: () => {
         cancelled = true;
       },
