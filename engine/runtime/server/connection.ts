@@ -271,9 +271,11 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           detach();
         }
       };
-      // Requests after the handshake run concurrently (a pending lookup must not block a save).
+      // Requests after the handshake run concurrently (a pending lookup must not block a save),
+      // and at once: a read comes after the microtasks of the last one, so the handshake's
+      // chain has run by then (no promise hop before a lookup is served).
       if (session === null && !operator) chain = chain.then(run);
-      else void chain.then(run);
+      else void run();
     };
     socket.on('data', (chunk: Buffer) => {
       if (closing) return;
