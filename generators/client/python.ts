@@ -74,17 +74,16 @@ FLAG_PENDING, FLAG_LANDED, FLAG_FAILED = 0, 1, 2
 _STATES = {"ready": "ready", "miss": "miss", "timedOut": "timed-out", "cancelled": "cancelled"}
 
 # The binary LOOKUP (engine/runtime/protocol/lookup-binary.ts): deadlineMs, blockSize (u32),
-# rank, worldSize, count, model/layout/request byte lengths (u16), the names, then per hash a
-# u8 length and its bytes. The reply: state, flags (u8), zero (u16), ticket (2 x u32),
+# rank, worldSize, count, model/layout/request byte lengths (u16), chain bytes (u32), the names,
+# then the hashes joined by newlines. The reply: state, flags (u8), zero (u16), ticket (2 x u32),
 # boundary, matched, DRAM hits, SSD hits (u32), grant (16 bytes).
 LOOKUP_STATES = ${JSON.stringify(LOOKUP_STATES)}
 MAX_NAME_BYTES = ${MAX_NAME_BYTES}
 MAX_HASH_BYTES = ${MAX_HASH_BYTES}
-_LOOKUP_HEAD = struct.Struct("<IIHHHHHH")
+_LOOKUP_HEAD = struct.Struct("<IIHHHHHHI")
 _LOOKUP_REPLY = struct.Struct("<BBH6I16s")
 assert _LOOKUP_HEAD.size == ${LOOKUP_HEAD_BYTES} and _LOOKUP_REPLY.size == ${LOOKUP_REPLY_BYTES}
 _HASH_CHAIN = re.compile(r"[0-9A-Za-z_:+/=-]{1,%d}(?:\n[0-9A-Za-z_:+/=-]{1,%d})*" % (MAX_HASH_BYTES, MAX_HASH_BYTES))
-_LENGTH_BYTE = [bytes((n,)) for n in range(MAX_HASH_BYTES + 1)]
 
 
 def _manager_data():
@@ -165,23 +164,21 @@ def encode_lookup(namespace, hashes, request, rank=0, world_size=1, deadline_ms=
     model = str(namespace["model"]).encode("utf-8")
     layout = str(namespace["layout"]).encode("utf-8")
     name = str(request).encode("utf-8")
-    for field, value in (("model", model), ("layout", layout), ("request", name)):
-        if not 0 < len(value) <= MAX_NAME_BYTES:
-            raise ValueError("%s must be 1..%d bytes of UTF-8, got %d" % (field, MAX_NAME_BYTES, len(value)))
-    chain = [h if type(h) is str else str(h) for h in hashes]
-    if len(chain) > 0xFFFF:
-        raise ValueError("at most 65535 block hashes, got %d" % len(chain))
-    # One match over the whole chain (newline-joined): each hash 1..128 characters of the alphabet.
-    if chain and _HASH_CHAIN.fullmatch("\n".join(chain)) is None:
+    if not (0 < len(model) <= MAX_NAME_BYTES and 0 < len(layout) <= MAX_NAME_BYTES and 0 < len(name) <= MAX_NAME_BYTES):
+        raise ValueError("model, layout and request must each be 1..%d bytes of UTF-8" % MAX_NAME_BYTES)
+    chain = hashes if type(hashes) is list else list(hashes)
+    count = len(chain)
+    # The chain travels joined by newlines: one join, one match, one encode for all its hashes.
+    joined = "\n".join(chain) if all(type(h) is str for h in chain) else "\n".join(str(h) for h in chain)
+    if count > 0xFFFF:
+        raise ValueError("at most 65535 block hashes, got %d" % count)
+    if count and (_HASH_CHAIN.fullmatch(joined) is None or joined.count("\n") != count - 1):
         raise ValueError("a block hash is 1..%d characters of [0-9A-Za-z_:+/=-]" % MAX_HASH_BYTES)
     block_size, rank, world_size, deadline_ms = int(namespace["blockSize"]), int(rank), int(world_size), int(deadline_ms)
     if not (0 < block_size <= 0xFFFFFFFF and 0 < world_size <= 4096 and 0 <= rank < world_size and 0 <= deadline_ms <= 600000):
         raise ValueError("blockSize, rank, worldSize or deadline_ms out of range")
-    parts = [_LOOKUP_HEAD.pack(deadline_ms, block_size, rank, world_size, len(chain), len(model), len(layout), len(name)), model, layout, name]
-    for h in chain:
-        parts.append(_LENGTH_BYTE[len(h)])
-        parts.append(h.encode("ascii"))
-    return b"".join(parts)
+    data = joined.encode("ascii")
+    return b"".join((_LOOKUP_HEAD.pack(deadline_ms, block_size, rank, world_size, count, len(model), len(layout), len(name), len(data)), model, layout, name, data))
 
 
 def decode_lookup_result(payload):

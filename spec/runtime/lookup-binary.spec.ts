@@ -23,16 +23,27 @@ describe('runtime: the binary LOOKUP (protocol 3)', function () {
       assert.deepEqual(decodeLookupReply(out), pending);
     });
 
+    /** A request whose chain the encoder's checks would refuse (the Manager's checks are what is tested). */
+    const encodeLookupRequestUnchecked = (hashes: string[]) => {
+      const b = encodeLookupRequest(lookupBody(['z'], { request: 'r' }));
+      const chain = Buffer.from(hashes.join('\n'), 'latin1');
+      const out = Buffer.concat([b.subarray(0, b.length - 1), chain]);
+      out.writeUInt16LE(hashes.length, 12);
+      out.writeUInt32LE(chain.length, 20);
+      return out;
+    };
     const good = () => encodeLookupRequest(lookupBody(['a0', 'a1'], { request: 'r' }));
     const malformed: [string, () => Buffer, RegExp][] = [
       ['shorter than the fixed part', () => good().subarray(0, LOOKUP_HEAD_BYTES - 1), /^truncated/],
       ['cut inside the names', () => good().subarray(0, LOOKUP_HEAD_BYTES + 3), /^truncated/],
       ['cut inside a hash', () => good().subarray(0, good().length - 1), /^truncated/],
-      ['a hash missing', () => { const b = good(); b.writeUInt16LE(3, 12); return b; }, /^truncated: hash 2/],
+      ['a hash missing (count above the chain)', () => { const b = good(); b.writeUInt16LE(3, 12); return b; }, /holds 2 hashes, count says 3/],
+      ['an empty hash between separators', () => { const b = Buffer.concat([good(), Buffer.from('\n')]); b.writeUInt32LE(b.readUInt32LE(20) + 1, 20); return b; }, /hash 2 is 0 bytes/],
+      ['a hash of 129 bytes', () => encodeLookupRequestUnchecked(['y'.repeat(129)]), /hash 0 is 129 bytes/],
       ['more hashes than maxBlocks', () => { const b = good(); b.writeUInt16LE(17, 12); return b; }, /^oversize/],
-      ['trailing bytes', () => Buffer.concat([good(), Buffer.from([1])]), /after the last hash/],
+      ['trailing bytes', () => Buffer.concat([good(), Buffer.from([1])]), /after the chain/],
       ['a byte outside the hash alphabet', () => { const b = good(); b[b.length - 1] = 0x20; return b; }, /outside/],
-      ['a zero-length hash', () => { const b = good(); b[b.length - 3] = 0; return b; }, /hash 1 is 0 bytes/],
+      ['a zero-length first hash', () => { const b = good(); b[b.length - 5] = 0x0a; return b; }, /hash 0 is 0 bytes|outside/],
       ['rank not below worldSize', () => { const b = good(); b.writeUInt16LE(1, 8); return b; }, /rank 1/],
       ['a deadline past 600000 ms', () => { const b = good(); b.writeUInt32LE(600_001, 0); return b; }, /deadlineMs/],
       ['an empty model', () => { const b = good(); b.writeUInt16LE(0, 14); return b; }, /model is 0 bytes/],

@@ -8,9 +8,11 @@
  *   8  u16 rank           10  u16 worldSize
  *  12  u16 count          14  u16 model bytes
  *  16  u16 layout bytes   18  u16 request bytes
- *  20  model, layout, request (UTF-8), then `count` block hashes, each a u8 length and that
- *      many bytes of [0-9A-Za-z_:+/=-] (the same strings a JSON LOOKUP or SAVE carries, so a
- *      block saved through JSON is found through a binary lookup). Nothing may follow.
+ *  20  u32 chain bytes
+ *  24  model, layout, request (UTF-8), then the chain (exactly its bytes, the payload's end): the `count` block hashes,
+ *      each 1-128 bytes of [0-9A-Za-z_:+/=-], joined by single 0x0A bytes (the same strings a
+ *      JSON LOOKUP or SAVE carries, so a block saved through JSON is found through a binary
+ *      lookup; joined, both ends write and read the chain as one string, not one per hash).
  *
  * Reply (LOOKUP_BINARY_RESULT payload, LOOKUP_REPLY_BYTES):
  *   0  u8 state (LOOKUP_STATES index)   1  u8 flags (1: boundary present, 2: grant present)
@@ -20,7 +22,7 @@
  */
 import type { LookupRequest } from './messages.js';
 
-export const LOOKUP_HEAD_BYTES = 20;
+export const LOOKUP_HEAD_BYTES = 24;
 export const LOOKUP_REPLY_BYTES = 44;
 /** Bytes each of model, layout and request may take (the JSON form's 256 characters, as bytes). */
 export const MAX_NAME_BYTES = 256;
@@ -30,6 +32,9 @@ export const MAX_HASH_BYTES = 128;
 export const LOOKUP_STATES = ['pending', 'ready', 'miss', 'timedOut', 'cancelled', 'released', 'expired', 'consumed', 'restoring', 'idle'] as const;
 export type LookupStateName = (typeof LOOKUP_STATES)[number];
 const STATE_CODE = new Map<string, number>(LOOKUP_STATES.map((s, i) => [s, i]));
+
+const SEPARATOR = '\n';
+const SEPARATOR_BYTE = 0x0a;
 
 /** Bytes a block hash may hold ([0-9A-Za-z_:+/=-], as the JSON form's check). */
 const HASH_BYTE = new Uint8Array(256);
@@ -53,12 +58,11 @@ export function encodeLookupRequest(req: LookupRequest): Buffer {
     if (b.length === 0 || b.length > MAX_NAME_BYTES) throw new RangeError(`${name} must be 1..${MAX_NAME_BYTES} bytes, got ${b.length}`);
   }
   if (req.hashes.length > 0xffff) throw new RangeError(`at most 65535 hashes, got ${req.hashes.length}`);
-  let size = LOOKUP_HEAD_BYTES + model.length + layout.length + request.length;
   for (const h of req.hashes) {
-    if (h.length === 0 || h.length > MAX_HASH_BYTES) throw new RangeError(`a block hash is 1..${MAX_HASH_BYTES} characters, got ${h.length}`);
-    size += 1 + h.length;
+    if (h.length === 0 || h.length > MAX_HASH_BYTES || h.includes(SEPARATOR)) throw new RangeError(`a block hash is 1..${MAX_HASH_BYTES} characters and no newline, got ${JSON.stringify(h.slice(0, 140))}`);
   }
-  const out = Buffer.allocUnsafe(size);
+  const chain = req.hashes.join(SEPARATOR);
+  const out = Buffer.allocUnsafe(LOOKUP_HEAD_BYTES + model.length + layout.length + request.length + chain.length);
   out.writeUInt32LE(req.deadlineMs, 0);
   out.writeUInt32LE(req.namespace.blockSize, 4);
   out.writeUInt16LE(req.rank, 8);
@@ -67,15 +71,13 @@ export function encodeLookupRequest(req: LookupRequest): Buffer {
   out.writeUInt16LE(model.length, 14);
   out.writeUInt16LE(layout.length, 16);
   out.writeUInt16LE(request.length, 18);
+  out.writeUInt32LE(chain.length, 20);
   let at = LOOKUP_HEAD_BYTES;
   at += model.copy(out, at);
   at += layout.copy(out, at);
   at += request.copy(out, at);
-  for (const h of req.hashes) {
-    out[at++] = h.length;
-    // latin1: one byte per character; a character outside the hash alphabet is refused by the Manager.
-    at += out.write(h, at, h.length, 'latin1');
-  }
+  // latin1: one byte per character; a character outside the hash alphabet is refused by the Manager.
+  out.write(chain, at, chain.length, 'latin1');
   return out;
 }
 
@@ -93,6 +95,7 @@ export function decodeLookupRequest(p: Buffer, maxBlocks: number): LookupRequest
   const modelBytes = p.readUInt16LE(14);
   const layoutBytes = p.readUInt16LE(16);
   const requestBytes = p.readUInt16LE(18);
+  const chainBytes = p.readUInt32LE(20);
   if (deadlineMs > 600_000) return { problem: `deadlineMs ${deadlineMs} is not in 0..600000` };
   if (blockSize === 0) return { problem: 'namespace blockSize must be positive' };
   if (worldSize === 0 || worldSize > 4096) return { problem: `worldSize ${worldSize} is not in 1..4096` };
@@ -103,22 +106,26 @@ export function decodeLookupRequest(p: Buffer, maxBlocks: number): LookupRequest
   }
   let at = LOOKUP_HEAD_BYTES;
   const strings = at + modelBytes + layoutBytes + requestBytes;
-  if (p.length < strings) return { problem: `truncated: ${p.length} bytes, the names end at ${strings}` };
+  if (p.length < strings + chainBytes) return { problem: `truncated: ${p.length} bytes, the names and chain end at ${strings + chainBytes}` };
+  if (p.length > strings + chainBytes) return { problem: `${p.length - strings - chainBytes} bytes after the chain` };
   const model = p.toString('utf8', at, (at += modelBytes));
   const layout = p.toString('utf8', at, (at += layoutBytes));
   const request = p.toString('utf8', at, (at += requestBytes));
-  const hashes = new Array<string>(count);
-  for (let i = 0; i < count; i++) {
-    if (at >= p.length) return { problem: `truncated: hash ${i} of ${count} is missing` };
-    const n = p[at++]!;
-    if (n === 0 || n > MAX_HASH_BYTES) return { problem: `hash ${i} is ${n} bytes, must be 1..${MAX_HASH_BYTES}` };
-    const end = at + n;
-    if (end > p.length) return { problem: `truncated: hash ${i} needs ${n} bytes, ${p.length - at} left` };
-    for (let j = at; j < end; j++) if (HASH_BYTE[p[j]!] === 0) return { problem: `hash ${i} has byte 0x${p[j]!.toString(16)} outside [0-9A-Za-z_:+/=-]` };
-    hashes[i] = p.toString('latin1', at, end);
-    at = end;
+  if (count === 0) return chainBytes === 0 ? { namespace: { model, layout, blockSize }, hashes: [], request, rank, worldSize, deadlineMs } : { problem: `a chain of ${chainBytes} bytes for no hashes` };
+  // One pass over the chain's bytes: the alphabet, the separators, each hash's length.
+  let i = 0;
+  let from = at;
+  for (let j = at; j <= p.length; j++) {
+    const b = j < p.length ? p[j]! : SEPARATOR_BYTE;
+    if (b === SEPARATOR_BYTE) {
+      const n = j - from;
+      if (n === 0 || n > MAX_HASH_BYTES) return { problem: `hash ${i} is ${n} bytes, must be 1..${MAX_HASH_BYTES}` };
+      i++;
+      from = j + 1;
+    } else if (HASH_BYTE[b] === 0) return { problem: `hash ${i} has byte 0x${b.toString(16)} outside [0-9A-Za-z_:+/=-]` };
   }
-  if (at !== p.length) return { problem: `${p.length - at} bytes after the last hash` };
+  if (i !== count) return { problem: `the chain holds ${i} hashes, count says ${count}` };
+  const hashes = p.toString('latin1', at).split(SEPARATOR);
   return { namespace: { model, layout, blockSize }, hashes, request, rank, worldSize, deadlineMs };
 }
 

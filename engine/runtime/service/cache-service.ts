@@ -157,6 +157,8 @@ export class CacheService {
     };
     const effects = {
       trim: (boundary: number) => {
+        // A single rank's boundary is its own match: nothing beyond it is leased, nothing to copy.
+        if (boundary >= ticket.leased.length) return;
         this.cache.unpin(ticket.leased.slice(boundary));
         ticket.leased = ticket.leased.slice(0, boundary);
       },
