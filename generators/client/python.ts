@@ -6,7 +6,7 @@
  * the package's `_data.DATA["manager"]`, which the generator fills from the registry's product
  * (runtime/server/socket-path.ts `managerEndpoint`), never from this text.
  */
-import { HEADER_BYTES, MAGIC, OPCODE, PROTOCOL_VERSION } from '../../engine/runtime/protocol/index.js';
+import { HEADER_BYTES, LOOKUP_HEAD_BYTES, LOOKUP_REPLY_BYTES, LOOKUP_STATES, MAGIC, MAX_HASH_BYTES, MAX_NAME_BYTES, OPCODE, PROTOCOL_VERSION } from '../../engine/runtime/protocol/index.js';
 
 const opcodes = Object.entries(OPCODE)
   .map(([name, value]) => `    ${JSON.stringify(name)}: ${value},`)
@@ -18,7 +18,8 @@ Generated from the Manager's protocol definition; do not edit. Standard library 
 this module opens nothing; connect() connects.
 
 Wire: frames of a 24-byte little-endian header (magic, protocol version, opcode, request id as
-two u32, payload length, reserved zero) and a UTF-8 JSON payload. Bulk bytes never cross the
+two u32, payload length, reserved zero) and a UTF-8 JSON payload, except LOOKUP: a fixed
+little-endian request (encode_lookup) answered by a fixed struct (decode_lookup_result). Bulk bytes never cross the
 socket: the pages are a memfd this process creates, seals (F_SEAL_SHRINK | F_SEAL_GROW |
 F_SEAL_SEAL: nobody can truncate it under the Manager's mapping) and deposits on the Manager's fd
 socket over SCM_RIGHTS; both sides map it.
@@ -41,6 +42,7 @@ import errno
 import json
 import mmap
 import os
+import re
 import selectors
 import socket
 import struct
@@ -70,6 +72,18 @@ RETRY_MAX = 5.0
 CONNECT_TIMEOUT = 5.0
 FLAG_PENDING, FLAG_LANDED, FLAG_FAILED = 0, 1, 2
 _STATES = {"ready": "ready", "miss": "miss", "timedOut": "timed-out", "cancelled": "cancelled"}
+
+# The binary LOOKUP (engine/runtime/protocol/lookup-binary.ts): deadlineMs, blockSize (u32),
+# rank, worldSize, count, model/layout/request byte lengths (u16), chain bytes (u32), the names,
+# then the hashes joined by newlines. The reply: state, flags (u8), zero (u16), ticket (2 x u32),
+# boundary, matched, DRAM hits, SSD hits (u32), grant (16 bytes).
+LOOKUP_STATES = ${JSON.stringify(LOOKUP_STATES)}
+MAX_NAME_BYTES = ${MAX_NAME_BYTES}
+MAX_HASH_BYTES = ${MAX_HASH_BYTES}
+_LOOKUP_HEAD = struct.Struct("<IIHHHHHHI")
+_LOOKUP_REPLY = struct.Struct("<BBH6I16s")
+assert _LOOKUP_HEAD.size == ${LOOKUP_HEAD_BYTES} and _LOOKUP_REPLY.size == ${LOOKUP_REPLY_BYTES}
+_HASH_CHAIN = re.compile(r"[0-9A-Za-z_:+/=-]{1,%d}(?:\n[0-9A-Za-z_:+/=-]{1,%d})*" % (MAX_HASH_BYTES, MAX_HASH_BYTES))
 
 
 def _manager_data():
@@ -143,6 +157,41 @@ def default_socket_path(env=None, manager=None):
 
 def encode_frame(opcode, request_id, payload=b"", version=PROTOCOL_VERSION):
     return _HEADER.pack(MAGIC, version, opcode, request_id & 0xFFFFFFFF, request_id >> 32, len(payload), 0) + payload
+
+
+def encode_lookup(namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):
+    """A binary LOOKUP payload; ValueError for a field the layout cannot carry (nothing is sent)."""
+    model = str(namespace["model"]).encode("utf-8")
+    layout = str(namespace["layout"]).encode("utf-8")
+    name = str(request).encode("utf-8")
+    if not (0 < len(model) <= MAX_NAME_BYTES and 0 < len(layout) <= MAX_NAME_BYTES and 0 < len(name) <= MAX_NAME_BYTES):
+        raise ValueError("model, layout and request must each be 1..%d bytes of UTF-8" % MAX_NAME_BYTES)
+    chain = hashes if type(hashes) is list else list(hashes)
+    count = len(chain)
+    # The chain travels joined by newlines: one join, one match, one encode for all its hashes.
+    joined = "\n".join(chain) if all(type(h) is str for h in chain) else "\n".join(str(h) for h in chain)
+    if count > 0xFFFF:
+        raise ValueError("at most 65535 block hashes, got %d" % count)
+    if count and (_HASH_CHAIN.fullmatch(joined) is None or joined.count("\n") != count - 1):
+        raise ValueError("a block hash is 1..%d characters of [0-9A-Za-z_:+/=-]" % MAX_HASH_BYTES)
+    block_size, rank, world_size, deadline_ms = int(namespace["blockSize"]), int(rank), int(world_size), int(deadline_ms)
+    if not (0 < block_size <= 0xFFFFFFFF and 0 < world_size <= 4096 and 0 <= rank < world_size and 0 <= deadline_ms <= 600000):
+        raise ValueError("blockSize, rank, worldSize or deadline_ms out of range")
+    data = joined.encode("ascii")
+    return b"".join((_LOOKUP_HEAD.pack(deadline_ms, block_size, rank, world_size, count, len(model), len(layout), len(name), len(data)), model, layout, name, data))
+
+
+def decode_lookup_result(payload):
+    """A LOOKUP_BINARY_RESULT as the body a JSON LOOKUP_RESULT has."""
+    if len(payload) != _LOOKUP_REPLY.size:
+        raise ProtocolError("a binary lookup reply is %d bytes, got %d" % (_LOOKUP_REPLY.size, len(payload)), "protocol")
+    state, flags, _zero, lo, hi, boundary, matched, dram, ssd, grant = _LOOKUP_REPLY.unpack(payload)
+    if state >= len(LOOKUP_STATES):
+        raise ProtocolError("the binary lookup reply has state code %d" % state, "protocol")
+    body = {"ticket": (hi << 32) | lo, "state": LOOKUP_STATES[state], "boundary": boundary if flags & 1 else None, "matched": matched, "tiers": {"dram": dram, "ssd": ssd}}
+    if flags & 2:
+        body["grant"] = grant.hex()
+    return body
 
 
 def _json(body):
@@ -308,6 +357,8 @@ class _Reply:
     def body(self):
         if self.error is not None:
             raise self.error
+        if self.opcode == OPCODE["lookupBinaryResult"]:
+            return decode_lookup_result(self.payload)
         value = json.loads(self.payload.decode("utf-8")) if self.payload else {}
         if self.opcode in (OPCODE["error"], OPCODE["refused"]):
             raise ManagerRefused(value)
@@ -557,13 +608,15 @@ class Client:
     # requests -------------------------------------------------------------------------------
 
     def _send(self, name, body, reconnect=True):
+        return self._send_payload(OPCODE[name], _json(body), reconnect)
+
+    def _send_payload(self, opcode, payload, reconnect=True):
         if self._closed:
             raise ManagerError("the client is closed", "closed")
         if self._sock is None:
             if not reconnect:
                 raise ConnectionLost(self.socket_path, "the connection closed", self.role)
             self._reconnect()
-        payload = _json(body)
         reply = _Reply()
         with self._state:
             if len(self._waiting) >= MAX_OUTSTANDING:
@@ -574,7 +627,7 @@ class Client:
             sock = self._sock
         try:
             with self._send_lock:
-                sock.sendall(encode_frame(OPCODE[name], request_id, payload))
+                sock.sendall(encode_frame(opcode, request_id, payload))
         except OSError:
             self._lost()
         return reply
@@ -698,8 +751,7 @@ class Client:
 
     def lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):
         """Opens a lookup ticket and returns at once (poll it)."""
-        body = {"namespace": namespace, "hashes": [str(h) for h in hashes], "request": str(request), "rank": rank, "worldSize": world_size, "deadlineMs": deadline_ms}
-        reply = self._send("lookup", body)
+        reply = self._send_payload(OPCODE["lookupBinary"], encode_lookup(namespace, hashes, request, rank, world_size, deadline_ms))
         # Read after the send: a send may have reconnected first (a new session, a new generation).
         ticket = Ticket(self, reply, str(request), self._generation)
         reply.on_notice = lambda notice: self._noticed(ticket, notice)
@@ -943,6 +995,13 @@ class Connection:
         if opcode in (OPCODE["error"], OPCODE["refused"]):
             raise ManagerRefused(value)
         return value
+
+    def lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):
+        """A binary LOOKUP, waited for: the final reply's body ({ticket, state, boundary, ...})."""
+        opcode, payload = self.request_raw(OPCODE["lookupBinary"], encode_lookup(namespace, hashes, request, rank, world_size, deadline_ms))
+        if opcode == OPCODE["lookupBinaryResult"]:
+            return decode_lookup_result(payload)
+        raise ManagerRefused(json.loads(payload.decode("utf-8")) if payload else {})
 
     def hello(self, profile, client="python"):
         welcome = self.request("hello", {"protocol": PROTOCOL_VERSION, "profile": profile, "client": client})

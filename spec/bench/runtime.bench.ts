@@ -15,7 +15,8 @@
  *     fresh actor costs, vs a plain object.
  * ORBITKV_BENCH_DIR (default .bench-tmp/) holds the SSD tier; ORBITKV_BENCH_RUNTIME_MIB the bytes
  * moved (default 256); block size 256 KiB. ORBITKV_BENCH_RUNTIME_ROWS=data runs only the three
- * data-path rows (save, DRAM restore, SSD restore); ORBITKV_BENCH_PROFILE_DIR=DIR writes a CPU
+ * data-path rows (save, DRAM restore, SSD restore), ORBITKV_BENCH_RUNTIME_ROWS=lookup only the
+ * Python lookup rows (binary LOOKUP, protocol 3); ORBITKV_BENCH_PROFILE_DIR=DIR writes a CPU
  * profile of each of those Managers there.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -102,9 +103,90 @@ function fio(rw: 'randread' | 'randwrite', file: string, depth = 16): number {
   return (rw === 'randwrite' ? job.write : job.read).bw_bytes as number;
 }
 
+// Lookup round trip from Python vs a bare echo over the same socket and framing. Both run the
+// same loop in one Python process over one Connection: paced by spinning until each request is
+// due, each reply awaited the same way (ORBITKV_BENCH_WAIT: spin, the default, polls the
+// non-blocking socket as a busy scheduler thread polls its tickets; block sleeps in recv). A
+// lookup's release is sent without waiting (as the shipped client's release() never waits), so
+// it is not in the lookup's latency; its reply is skipped by the next read.
+writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);
+const WAIT = process.env['ORBITKV_BENCH_WAIT'] ?? 'spin';
+if (WAIT !== 'spin' && WAIT !== 'block') throw new Error(`ORBITKV_BENCH_WAIT must be spin or block, got ${WAIT}`);
+const PY = String.raw`
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import orbitkv_client as okv
+sock, profile, ns, rate, seconds, wait = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
+c = okv.Connection(sock, spin=wait == "spin")
+c.hello(profile, client="bench")
+chain = ["b%d" % i for i in range(16)]
+ECHO, LOOKUP, RELEASE, RESULT = okv.OPCODE["echo"], okv.OPCODE["lookupBinary"], okv.OPCODE["release"], okv.OPCODE["lookupBinaryResult"]
+def run(kind):
+    lat = []
+    period = 1.0 / rate
+    n = int(rate * seconds)
+    start = time.perf_counter()
+    for i in range(n):
+        due = start + i * period
+        while time.perf_counter() < due:
+            pass
+        t = time.perf_counter_ns()
+        if kind == "echo":
+            c.request_raw(ECHO, b'{"ticket":1}')
+            lat.append(time.perf_counter_ns() - t)
+        elif kind == "echobody":
+            # The lookup's binary request encoded per call, and a JSON string of its size echoed
+            # (an echo payload must be JSON): the same encode and the same bytes on the wire.
+            body = okv.encode_lookup(ns, chain, "q%d" % i, 0, 1, 1000)
+            c.request_raw(ECHO, b'"' + b"x" * (len(body) - 2) + b'"')
+            lat.append(time.perf_counter_ns() - t)
+        else:
+            op, reply = c.request_raw(LOOKUP, okv.encode_lookup(ns, chain, "q%d" % i, 0, 1, 1000))
+            lat.append(time.perf_counter_ns() - t)
+            answer = okv.decode_lookup_result(reply)
+            if op != RESULT or answer["state"] != "ready" or answer["boundary"] != len(chain):
+                raise SystemExit("lookup %d: %r" % (i, answer))
+            c.send_raw(RELEASE, b'{"ticket":%d}' % answer["ticket"])
+    elapsed = time.perf_counter() - start
+    lat.sort()
+    return {"p50": lat[len(lat) // 2] / 1e3, "p99": lat[int(len(lat) * 0.99)] / 1e3, "rate": n / elapsed}
+run("echo")
+run("lookup")
+print(json.dumps({"echo": run("echo"), "lookup": run("lookup"), "echobody": run("echobody")}))
+`;
+async function pythonLookupRows(): Promise<void> {
+  for (const rate of [1000, 10000]) {
+    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), '2', WAIT], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(r.stderr || r.stdout);
+    const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number }>;
+    for (const q of ['p50', 'p99'] as const) {
+      results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by spinning, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
+    }
+    // Where the lookup's time goes, for the account (not the target's peer): the same echo carrying
+    // the lookup's own request bytes, encoded by Python per call as the lookup's are.
+    results.push({ name: `python lookup p50 at ${rate}/s vs an echo of the lookup request's size, encoded per call (achieved ${out.echobody.rate.toFixed(0)}/s)`, unit: 'µs', ours: out.lookup.p50, peer: out.echobody.p50, peerName: 'echo of the lookup request size', ratio: costRatio(out.lookup.p50, out.echobody.p50), target: 'reported' });
+  }
+}
+
 const results: BenchResult[] = [];
 const hashes = Array.from({ length: blocks }, (_, i) => `b${i}`);
 const chunks = (n: number) => Array.from({ length: Math.ceil(blocks / n) }, (_, i) => [i * n, Math.min(blocks, (i + 1) * n)] as const);
+
+if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'lookup') {
+  // Only the Python lookup rows (and their echo peers), on a Manager holding the bench's chain.
+  const manager = await serve(true);
+  const pages = pageFile(16);
+  const k = await client(pages, 16);
+  const r = await k.request(OPCODE.save, { namespace: NS, hashes: hashes.slice(0, 16), pages: hashes.slice(0, 16).map((_, i) => i) });
+  if (!(r.body.blocks as string[]).every((x) => x === 'stored')) throw new Error(JSON.stringify(r.body).slice(0, 300));
+  await k.close();
+  await pythonLookupRows();
+  await stop(manager);
+  closeSync(pages.fd);
+  rmSync(dir, { recursive: true, force: true });
+  printReport('runtime', results);
+  process.exit(0);
+}
 
 // Save: pages → DRAM → SSD, synced and committed, vs fio writing the same bytes.
 let manager = await serve(true);
@@ -192,67 +274,7 @@ if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'data') {
   process.exit(0);
 }
 
-// Lookup round trip from Python vs a bare echo over the same socket and framing. Both run the
-// same loop in one Python process over one Connection: paced by spinning until each request is
-// due, each reply awaited the same way (ORBITKV_BENCH_WAIT: spin, the default, polls the
-// non-blocking socket as a busy scheduler thread polls its tickets; block sleeps in recv). A
-// lookup's release is sent without waiting (as the shipped client's release() never waits), so
-// it is not in the lookup's latency; its reply is skipped by the next read.
-writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);
-const WAIT = process.env['ORBITKV_BENCH_WAIT'] ?? 'spin';
-if (WAIT !== 'spin' && WAIT !== 'block') throw new Error(`ORBITKV_BENCH_WAIT must be spin or block, got ${WAIT}`);
-const PY = String.raw`
-import json, sys, time
-sys.path.insert(0, sys.argv[1])
-import orbitkv_client as okv
-sock, profile, ns, rate, seconds, wait = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
-c = okv.Connection(sock, spin=wait == "spin")
-c.hello(profile, client="bench")
-chain = ["b%d" % i for i in range(16)]
-ECHO, LOOKUP, RELEASE = okv.OPCODE["echo"], okv.OPCODE["lookup"], okv.OPCODE["release"]
-def run(kind):
-    lat = []
-    period = 1.0 / rate
-    n = int(rate * seconds)
-    start = time.perf_counter()
-    for i in range(n):
-        due = start + i * period
-        while time.perf_counter() < due:
-            pass
-        t = time.perf_counter_ns()
-        if kind == "echo":
-            c.request_raw(ECHO, b'{"ticket":1}')
-            lat.append(time.perf_counter_ns() - t)
-        elif kind == "echobody":
-            body = json.dumps({"namespace": ns, "hashes": chain, "request": "q%d" % i, "rank": 0, "worldSize": 1, "deadlineMs": 1000}, separators=(",", ":")).encode()
-            c.request_raw(ECHO, body)
-            lat.append(time.perf_counter_ns() - t)
-        else:
-            body = json.dumps({"namespace": ns, "hashes": chain, "request": "q%d" % i, "rank": 0, "worldSize": 1, "deadlineMs": 1000}, separators=(",", ":")).encode()
-            op, reply = c.request_raw(LOOKUP, body)
-            lat.append(time.perf_counter_ns() - t)
-            answer = json.loads(reply)
-            if op != okv.OPCODE["lookupResult"] or answer["state"] != "ready" or answer["boundary"] != len(chain):
-                raise SystemExit("lookup %d: %r" % (i, answer))
-            c.send_raw(RELEASE, b'{"ticket":%d}' % answer["ticket"])
-    elapsed = time.perf_counter() - start
-    lat.sort()
-    return {"p50": lat[len(lat) // 2] / 1e3, "p99": lat[int(len(lat) * 0.99)] / 1e3, "rate": n / elapsed}
-run("echo")
-run("lookup")
-print(json.dumps({"echo": run("echo"), "lookup": run("lookup"), "echobody": run("echobody")}))
-`;
-for (const rate of [1000, 10000]) {
-  const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), '2', WAIT], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr || r.stdout);
-  const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number }>;
-  for (const q of ['p50', 'p99'] as const) {
-    results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by spinning, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
-  }
-  // Where the lookup's time goes, for the account (not the target's peer): the same echo carrying
-  // the lookup's own request bytes, encoded by Python per call as the lookup's are.
-  results.push({ name: `python lookup p50 at ${rate}/s vs an echo of the lookup's own JSON request (achieved ${out.echobody.rate.toFixed(0)}/s)`, unit: 'µs', ours: out.lookup.p50, peer: out.echobody.p50, peerName: 'echo of the lookup request bytes', ratio: costRatio(out.lookup.p50, out.echobody.p50), target: 'reported' });
-}
+await pythonLookupRows();
 await stop(manager);
 
 // A long soak: 64 clients saving, looking up and restoring for ORBITKV_BENCH_SOAK_S seconds;

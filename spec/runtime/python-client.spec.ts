@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { generatedOnce } from '../generators/support.js';
+import { LOOKUP_REPLY_BYTES, encodeLookupRequest, writeLookupReply } from '../../engine/runtime/index.js';
 import { NS, acceptedProfile, startManager, tempDir, type ManagerProcess } from './support.js';
 
 /**
@@ -290,6 +291,33 @@ done()
     assert.equal(out.manager_good, 'accepted');
     assert.ok((out.local_bad as string[]).length > 0, 'the live speculative config is rejected locally');
     assert.deepEqual(out.manager_bad, out.local_bad, 'the Manager reaches the same verdict over the wire profile');
+  });
+
+  it('the binary LOOKUP: encode_lookup writes the bytes the TypeScript layout writes, decode_lookup_result reads its struct, a bad hash raises before anything is sent', () => {
+    const req = { namespace: NS, hashes: ['b0', 'Zz_:+/=-9', 'x'.repeat(128)], request: 'rq-é', rank: 3, worldSize: 8, deadlineMs: 600_000 };
+    const reply = Buffer.alloc(LOOKUP_REPLY_BYTES);
+    writeLookupReply(reply, 0, { ticket: 2 ** 40 + 7, state: 'timedOut', boundary: 3, matched: 4, tiers: { dram: 1, ssd: 3 }, grant: '0123456789abcdef0123456789abcdef' });
+    const out = runPython(String.raw`
+req, reply = json.loads(sys.argv[5]), bytes.fromhex(sys.argv[6])
+out["bytes"] = _client.encode_lookup(req["namespace"], req["hashes"], req["request"], req["rank"], req["worldSize"], req["deadlineMs"]).hex()
+out["reply"] = _client.decode_lookup_result(reply)
+bad = []
+for hashes in (["has space"], [""], ["y" * 129], ["\u00e9"]):
+    try:
+        _client.encode_lookup(ns, hashes, "r")
+    except ValueError:
+        bad.append(hashes[0][:3])
+out["bad"] = bad
+c = _client.Connection(sock, spin=True)
+c.hello(profile)
+out["conn"] = c.lookup(ns, ["never-saved"], "conn-req")
+c.close()
+done()
+`, m, [JSON.stringify(req), reply.toString('hex')]);
+    assert.equal(out.bytes, encodeLookupRequest(req).toString('hex'));
+    assert.deepEqual(out.reply, { ticket: 2 ** 40 + 7, state: 'timedOut', boundary: 3, matched: 4, tiers: { dram: 1, ssd: 3 }, grant: '0123456789abcdef0123456789abcdef' });
+    assert.deepEqual(out.bad, ['has', '', 'yyy', 'é']);
+    assert.deepEqual({ ...(out.conn as object), ticket: 0 }, { ticket: 0, state: 'miss', boundary: 0, matched: 0, tiers: { dram: 0, ssd: 0 } });
   });
 
   it('imports with the standard library only and opens nothing at import', () => {

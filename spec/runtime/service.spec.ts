@@ -105,6 +105,20 @@ describe('runtime/service: lookups', () => {
     service.release(session, again.ticket);
   });
 
+  it('a record holds its time as epoch ms and is listed with it as an ISO string', async () => {
+    const { service, session } = setupService();
+    const before = Date.now();
+    const r = await ask(service, session, ['never'], 'timed');
+    const after = Date.now();
+    const [listed] = service.records.list({ request: 'timed' });
+    assert.equal(typeof listed!.at, 'string');
+    assert.match(listed!.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const at = Date.parse(listed!.at);
+    assert.ok(at >= before && at <= after, `${listed!.at} within [${before}, ${after}]`);
+    assert.equal('atMs' in listed!, false, 'the listed record is the printed shape');
+    assert.equal(r.state, 'miss');
+  });
+
   it('lookup answers a ticket that settled while it opened without a promise (ready or miss), and a pending one with a promise', async () => {
     const { cache, service, session } = setupService();
     await cache.stage(BlockCache.key(JSON.stringify([NS.model, NS.layout, NS.blockSize]), 'a'), async () => undefined);

@@ -4,7 +4,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { FdChannel } from '../../../native/index.js';
-import { FrameDecoder, OPCODE, PROTOCOL_VERSION, encodeFrame, jsonPayload, type Frame } from '../protocol/index.js';
+import { FrameDecoder, OPCODE, PROTOCOL_VERSION, decodeLookupReply, encodeFrame, encodeLookupRequest, jsonPayload, type Frame, type LookupRequest } from '../protocol/index.js';
 
 /** How long deposit() waits for the fd socket's answer (the Manager closes it after 5 s). */
 export const DEPOSIT_TIMEOUT_MS = 10_000;
@@ -99,6 +99,24 @@ export class ManagerClient {
     });
   }
 
+  /**
+   * A lookup in the binary layout (LOOKUP_BINARY); its LOOKUP_BINARY_RESULT is delivered with the
+   * body a JSON LOOKUP_RESULT has ({ticket, state, boundary, matched, tiers, grant?}).
+   */
+  lookup(req: LookupRequest): Promise<Reply> {
+    return this.requestBytes(OPCODE.lookupBinary, encodeLookupRequest(req));
+  }
+
+  /** A request whose payload is these bytes as they are (binary requests; fault specs). */
+  requestBytes(opcode: number, payload: Buffer, version = PROTOCOL_VERSION): Promise<Reply> {
+    const id = this.nextId++;
+    if (this.closedWith) return Promise.resolve({ opcode: -1, body: { closed: true } });
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.socket.write(encodeFrame(opcode, id, payload, version));
+    });
+  }
+
   /** Writes raw bytes (fault specs). */
   raw(bytes: Buffer): void {
     this.socket.write(bytes);
@@ -117,7 +135,7 @@ export class ManagerClient {
   }
 
   private deliver(f: Frame): void {
-    const body = f.payload.length ? (JSON.parse(f.payload.toString('utf8')) as Record<string, unknown>) : {};
+    const body = f.opcode === OPCODE.lookupBinaryResult ? binaryBody(f.payload) : f.payload.length ? (JSON.parse(f.payload.toString('utf8')) as Record<string, unknown>) : {};
     if (f.opcode === OPCODE.lookupPending) {
       // Bounded by the requests waiting: a notice is dropped once its request is answered.
       if (this.waiting.has(f.requestId)) this.notices.set(f.requestId, body);
@@ -132,6 +150,13 @@ export class ManagerClient {
     this.notices.delete(f.requestId);
     w({ opcode: f.opcode, body });
   }
+}
+
+/** A binary lookup reply as the JSON reply's body; a malformed one is a broken invariant of the Manager. */
+function binaryBody(payload: Buffer): Record<string, unknown> {
+  const fields = decodeLookupReply(payload);
+  if ('problem' in fields) throw new Error(`the Manager sent a malformed LOOKUP_BINARY_RESULT: ${fields.problem}`);
+  return { ...fields };
 }
 
 export { OPCODE };

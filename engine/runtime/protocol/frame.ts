@@ -10,9 +10,10 @@ export const MAGIC = 0x4d564b4f;
 /**
  * The protocol version this Manager speaks. 2: pages are a sealed memfd deposited on the fd
  * socket (REGISTER_PAGES {pageBytes, pages, layers}, no path), a pending LOOKUP gets an interim
- * LOOKUP_PENDING, ready results carry a grant; a version 1 client is told both versions.
+ * LOOKUP_PENDING, ready results carry a grant. 3: LOOKUP_BINARY (a fixed little-endian request
+ * and reply, protocol/lookup-binary.ts) beside the JSON LOOKUP. An older client is told both versions.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 export const HEADER_BYTES = 24;
 /** Default most payload bytes per frame; a larger length closes the connection. */
 export const DEFAULT_MAX_PAYLOAD = 64 * 1024;
@@ -52,7 +53,8 @@ export function encodeTextFrame(opcode: number, requestId: number, text: string,
   return out;
 }
 
-function writeHeader(out: Buffer, opcode: number, requestId: number, length: number, version: number): void {
+/** A frame header at the start of `out` (a reply built in place: header and payload in one buffer). */
+export function writeHeader(out: Buffer, opcode: number, requestId: number, length: number, version = PROTOCOL_VERSION): void {
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt16LE(version, 4);
   out.writeUInt16LE(opcode, 6);

@@ -30,6 +30,9 @@ export const OPCODE = {
    * the ticket (so the client can cancel it) before the final LOOKUP_RESULT.
    */
   lookupPending: 22,
+  /** LOOKUP in the fixed binary layout of protocol/lookup-binary.ts (protocol 3); answered by LOOKUP_BINARY_RESULT or ERROR. */
+  lookupBinary: 23,
+  lookupBinaryResult: 24,
   /** The handshake failed: version mismatch, malformed or rejected profile. Closed after. */
   refused: 98,
   error: 99,

@@ -1,1 +1,1 @@
-export { RequestRing, type LookupRecord, type MissReason } from './request-ring.js';
+export { RequestRing, type HeldRecord, type LookupRecord, type MissReason } from './request-ring.js';

@@ -27,17 +27,25 @@ export interface LookupRecord {
   latencyUs: number | null;
 }
 
+/**
+ * A record as the ring holds it: its time as epoch milliseconds, formatted as `at` only when
+ * the history is listed (a lookup at 10,000/s builds no date string).
+ */
+export interface HeldRecord extends Omit<LookupRecord, 'at'> {
+  atMs: number;
+}
+
 export class RequestRing {
-  private readonly slots: (LookupRecord | undefined)[];
+  private readonly slots: (HeldRecord | undefined)[];
   private next = 0;
   private count = 0;
 
   constructor(readonly capacity: number) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
-    this.slots = new Array<LookupRecord | undefined>(capacity);
+    this.slots = new Array<HeldRecord | undefined>(capacity);
   }
 
-  push(record: LookupRecord): void {
+  push(record: HeldRecord): void {
     this.slots[this.next] = record;
     this.next = (this.next + 1) % this.capacity;
     this.count = Math.min(this.count + 1, this.capacity);
@@ -49,7 +57,7 @@ export class RequestRing {
     const limit = filter.limit ?? this.capacity;
     for (let i = 1; i <= this.count && out.length < limit; i++) {
       const r = this.slots[(this.next - i + this.capacity) % this.capacity]!;
-      if (filter.request === undefined || r.request === filter.request) out.push(r);
+      if (filter.request === undefined || r.request === filter.request) out.push(printable(r));
     }
     return out;
   }
@@ -57,4 +65,10 @@ export class RequestRing {
   get size(): number {
     return this.count;
   }
+}
+
+/** The record as `orbitkv requests` and the REQUESTS reply show it. */
+function printable(r: HeldRecord): LookupRecord {
+  const { atMs, ...rest } = r;
+  return { ...rest, at: new Date(atMs).toISOString() };
 }

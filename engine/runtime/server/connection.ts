@@ -10,7 +10,7 @@ import { decideHandshake, type RejectionChecks } from '../handshake/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { PageFile } from '../pages/index.js';
-import { FrameDecoder, HEADER_BYTES, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, type Frame } from '../protocol/index.js';
+import { FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
 import { CacheService, RequestError, type LookupReply } from '../service/index.js';
 import { Session } from '../session/index.js';
 
@@ -65,12 +65,51 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     socket.destroySoon?.();
   };
 
+  const jsonResult = (requestId: number, r: LookupReply, grant: string | null) => send(OPCODE.lookupResult, requestId, grant !== null ? { ...r, grant } : r);
+  // The reply struct straight after the header: one allocation, a few integer writes.
+  const binaryResult = (requestId: number, r: LookupReply, grant: string | null) => {
+    if (socket.destroyed) return;
+    const out = Buffer.allocUnsafe(HEADER_BYTES + LOOKUP_REPLY_BYTES);
+    writeFrameHeader(out, OPCODE.lookupBinaryResult, requestId, LOOKUP_REPLY_BYTES);
+    writeLookupReply(out, HEADER_BYTES, r, grant ?? undefined);
+    socket.write(out);
+  };
+
+  /** A lookup in either encoding: answered through `result` (JSON or binary), a pending one named first. */
+  const serveLookup = async (s: Session, requestId: number, asked: LookupRequest, result: (requestId: number, r: LookupReply, grant: string | null) => void, detach: () => void): Promise<void> => {
+    s.tickets.lastAdded = null;
+    const answer = ctx.service.lookup(s, asked);
+    const ticket = s.tickets.lastAdded;
+    const PENDING = Symbol('pending');
+    // A ready ticket carries a grant: another session of this uid may restore it with it.
+    const answerWith = (r: LookupReply) => result(requestId, r, r.state === 'ready' ? s.tickets.grant(r.ticket) : null);
+    // A ticket that settled at once is answered in this turn (no promise to wait on).
+    if (!(answer instanceof Promise)) return answerWith(answer);
+    const first = await Promise.race([answer, Promise.resolve(PENDING)]);
+    if (first !== PENDING) return answerWith(first);
+    if (ticket !== null) send(OPCODE.lookupPending, requestId, { ticket, state: 'pending' });
+    // Past MAX_DETACHED pending lookups they keep their slots, and the in-flight bound holds again.
+    if (detached >= MAX_DETACHED) return answerWith(await answer);
+    detached++;
+    detach();
+    try {
+      return answerWith(await answer);
+    } finally {
+      detached--;
+    }
+  };
+
   /** `detach` gives the request's in-flight slot back early (a lookup once its ticket is open: the service bounds tickets). */
   const handle = async (frame: Frame, detach: () => void): Promise<void> => {
     const name = OPCODE_NAMES.get(frame.opcode) ?? `opcode ${frame.opcode}`;
-    const parsed = parsePayload(frame.payload);
-    if ('problem' in parsed) return fail(frame.requestId, coded('badRequest', name, parsed.problem));
-    const body = parsed.value;
+    // A binary lookup's payload is not JSON: it is decoded where it is served.
+    const binary = frame.opcode === OPCODE.lookupBinary;
+    let body: unknown = null;
+    if (!binary) {
+      const parsed = parsePayload(frame.payload);
+      if ('problem' in parsed) return fail(frame.requestId, coded('badRequest', name, parsed.problem));
+      body = parsed.value;
+    }
     if (session === null && !operator) {
       if (frame.opcode === OPCODE.operator) {
         if (frame.version !== PROTOCOL_VERSION) {
@@ -125,32 +164,15 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     try {
       switch (frame.opcode) {
         case OPCODE.echo: return echo();
-        case OPCODE.lookup: {
-          const asked = check(shape.lookup(body));
-          s.tickets.lastAdded = null;
-          const answer = ctx.service.lookup(s, asked);
-          const ticket = s.tickets.lastAdded;
-          const PENDING = Symbol('pending');
-          // Already answered (ready, miss) when the ticket settled at once; else name it now.
-          // A ready ticket carries a grant: another session of this uid may restore it with it.
-          const granted = (r: LookupReply) => {
-            const grant = r.state === 'ready' ? s.tickets.grant(r.ticket) : null;
-            return grant !== null ? { ...r, grant } : r;
-          };
-          // A ticket that settled at once is answered in this turn (no promise to wait on).
-          if (!(answer instanceof Promise)) return reply(OPCODE.lookupResult, granted(answer));
-          const first = await Promise.race([answer, Promise.resolve(PENDING)]);
-          if (first !== PENDING) return reply(OPCODE.lookupResult, granted(first));
-          if (ticket !== null) send(OPCODE.lookupPending, frame.requestId, { ticket, state: 'pending' });
-          // Past MAX_DETACHED pending lookups they keep their slots, and the in-flight bound holds again.
-          if (detached >= MAX_DETACHED) return reply(OPCODE.lookupResult, granted(await answer));
-          detached++;
-          detach();
-          try {
-            return reply(OPCODE.lookupResult, granted(await answer));
-          } finally {
-            detached--;
+        case OPCODE.lookup: return await serveLookup(s, frame.requestId, check(shape.lookup(body)), jsonResult, detach);
+        case OPCODE.lookupBinary: {
+          const asked = decodeLookupRequest(frame.payload, ctx.maxBlocks);
+          if ('problem' in asked) {
+            ctx.logger.warn('binary-lookup-malformed', { session: s.id, request: frame.requestId, problem: asked.problem });
+            fail(frame.requestId, coded('binaryLookupMalformed', asked.problem));
+            return close('binary-lookup-malformed');
           }
+          return await serveLookup(s, frame.requestId, asked, binaryResult, detach);
         }
         case OPCODE.save: return reply(OPCODE.saveResult, await ctx.service.save(s, check(shape.save(body))));
         case OPCODE.restore: {
@@ -249,9 +271,11 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           detach();
         }
       };
-      // Requests after the handshake run concurrently (a pending lookup must not block a save).
+      // Requests after the handshake run concurrently (a pending lookup must not block a save),
+      // and at once: a read comes after the microtasks of the last one, so the handshake's
+      // chain has run by then (no promise hop before a lookup is served).
       if (session === null && !operator) chain = chain.then(run);
-      else void chain.then(run);
+      else void run();
     };
     socket.on('data', (chunk: Buffer) => {
       if (closing) return;

@@ -9,7 +9,7 @@ import { RankAgreement, TICKET_FINAL, TicketClock, lookupTicketMachine, restoreM
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
-import { RequestRing, type LookupRecord } from '../records/index.js';
+import { RequestRing, type HeldRecord } from '../records/index.js';
 import type { Session } from '../session/index.js';
 import { FLAG } from '../pages/index.js';
 import { KeyMemo } from './key-memo.js';
@@ -38,7 +38,7 @@ interface Ticket {
   slot: TicketSlot | null;
   state: TicketState;
   boundary: number | null;
-  record: LookupRecord;
+  record: HeldRecord;
   tiers: { dram: number; ssd: number };
   matched: number;
   /** Sends to the ticket's actor while it still serves this ticket (a late event is dropped). */
@@ -53,6 +53,8 @@ interface TicketSlot {
 
 /** Blocks per restore window (one read and one copy call each). */
 const RESTORE_WINDOW = 16;
+
+const ENDED: ReadonlySet<string> = new Set(TICKET_FINAL);
 
 /** Idle ticket actors kept for reuse; beyond this many an ended ticket's actor is stopped. */
 const TICKET_POOL = 1024;
@@ -100,15 +102,15 @@ export class CacheService {
   lookup(session: Session, req: LookupRequest): LookupReply | Promise<LookupReply> {
     if (session.closed) throw new RequestError('session-closed', 'the session is closing');
     if (this.tickets.size >= this.options.maxTickets) throw new RequestError('busy', `${this.tickets.size} tickets open (limit ${this.options.maxTickets}); release or restore some first`);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const ns = namespaceId(req.namespace);
     const keys = this.keyMemo.chain(ns, req.hashes);
     const id = this.nextTicket++;
-    const record: LookupRecord = { ticket: id, request: req.request, rank: req.rank, session: session.id, at: new Date().toISOString(), namespace: ns, blocks: keys.length, matched: 0, boundary: null, state: 'pending', tiers: { dram: 0, ssd: 0 }, firstMiss: null, latencyUs: null };
+    const record: HeldRecord = { ticket: id, request: req.request, rank: req.rank, session: session.id, atMs: Date.now(), namespace: ns, blocks: keys.length, matched: 0, boundary: null, state: 'pending', tiers: { dram: 0, ssd: 0 }, firstMiss: null, latencyUs: null };
     this.records.push(record);
     let stopListening: (() => void) | null = null;
-    let resolveReply!: (reply: LookupReply) => void;
-    const replied = new Promise<LookupReply>((resolve) => (resolveReply = resolve));
+    // Made only for a ticket that did not settle while it opened (the common solo ticket has no promise).
+    let resolveReply: ((reply: LookupReply) => void) | null = null;
     let answered: LookupReply | null = null;
     const ticket: Ticket = {
       id,
@@ -135,7 +137,7 @@ export class CacheService {
           stopListening?.();
           stopListening = null;
           record.boundary = boundary;
-          const latency = Number(process.hrtime.bigint() - started) / 1e3;
+          const latency = (performance.now() - started) * 1e3;
           record.latencyUs = Math.round(latency);
           if (boundary !== null && boundary < ticket.matched) record.firstMiss = { block: boundary, reason: 'beyond-boundary' };
           if (state === 'timedOut' || state === 'cancelled') {
@@ -144,10 +146,10 @@ export class CacheService {
           }
           this.observe(record, state, latency);
           answered = { ticket: id, state, boundary, matched: ticket.matched, tiers: ticket.tiers };
-          resolveReply(answered);
+          resolveReply?.(answered);
         }
         if (state === 'expired' && record.firstMiss === null) record.firstMiss = { block: 0, reason: 'lease-expired' };
-        if ((TICKET_FINAL as readonly string[]).includes(state)) {
+        if (ENDED.has(state)) {
           this.tickets.delete(id);
           session.tickets.delete(id);
           this.recycle(ticket);
@@ -156,6 +158,8 @@ export class CacheService {
     };
     const effects = {
       trim: (boundary: number) => {
+        // A single rank's boundary is its own match: nothing beyond it is leased, nothing to copy.
+        if (boundary >= ticket.leased.length) return;
         this.cache.unpin(ticket.leased.slice(boundary));
         ticket.leased = ticket.leased.slice(0, boundary);
       },
@@ -192,7 +196,7 @@ export class CacheService {
     if (solo) {
       take(first);
       slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs, agreed: first.matched });
-      return answered ?? replied;
+      return answered ?? new Promise<LookupReply>((resolve) => (resolveReply = resolve));
     }
     slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs });
     const evaluate = () => {
@@ -210,7 +214,7 @@ export class CacheService {
       this.agreement.report(req.request, req.rank, probe.matched);
     };
     evaluate();
-    return answered ?? replied;
+    return answered ?? new Promise<LookupReply>((resolve) => (resolveReply = resolve));
   }
 
   /**
@@ -255,7 +259,7 @@ export class CacheService {
    * engine's lookups never arrived (every one of them would have been a miss).
    */
   recordRefusal(client: string, reason: 'profile-rejected', detail: string): void {
-    this.records.push({ ticket: 0, request: client, rank: 0, session: 0, at: new Date().toISOString(), namespace: detail, blocks: 0, matched: 0, boundary: null, state: 'refused', tiers: { dram: 0, ssd: 0 }, firstMiss: { block: 0, reason }, latencyUs: null });
+    this.records.push({ ticket: 0, request: client, rank: 0, session: 0, atMs: Date.now(), namespace: detail, blocks: 0, matched: 0, boundary: null, state: 'refused', tiers: { dram: 0, ssd: 0 }, firstMiss: { block: 0, reason }, latencyUs: null });
   }
 
   release(session: Session, id: number): TicketState {
@@ -427,7 +431,7 @@ export class CacheService {
     return t;
   }
 
-  private observe(record: LookupRecord, state: TicketState, latencyUs: number): void {
+  private observe(record: HeldRecord, state: TicketState, latencyUs: number): void {
     const m = this.metrics;
     if (!m) return;
     m.lookups.add(state);

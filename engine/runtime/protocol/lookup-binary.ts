@@ -1,0 +1,164 @@
+/**
+ * The binary LOOKUP (protocol 3): the request an engine sends at every scheduler step, in a fixed
+ * little-endian layout instead of JSON, and its reply as a fixed struct. Both ends build them
+ * with a few integer writes and one copy per string; nothing is parsed as text.
+ *
+ * Request (LOOKUP_BINARY payload):
+ *   0  u32 deadlineMs      4  u32 namespace.blockSize
+ *   8  u16 rank           10  u16 worldSize
+ *  12  u16 count          14  u16 model bytes
+ *  16  u16 layout bytes   18  u16 request bytes
+ *  20  u32 chain bytes
+ *  24  model, layout, request (UTF-8), then the chain (exactly its bytes, the payload's end): the `count` block hashes,
+ *      each 1-128 bytes of [0-9A-Za-z_:+/=-], joined by single 0x0A bytes (the same strings a
+ *      JSON LOOKUP or SAVE carries, so a block saved through JSON is found through a binary
+ *      lookup; joined, both ends write and read the chain as one string, not one per hash).
+ *
+ * Reply (LOOKUP_BINARY_RESULT payload, LOOKUP_REPLY_BYTES):
+ *   0  u8 state (LOOKUP_STATES index)   1  u8 flags (1: boundary present, 2: grant present)
+ *   2  u16 zero                          4  u32 ticket low, 8 u32 ticket high
+ *  12  u32 boundary  16 u32 matched  20 u32 DRAM hits  24 u32 SSD hits
+ *  28  16 bytes grant (the 32 hex digits of a JSON reply's grant, as bytes)
+ */
+import type { LookupRequest } from './messages.js';
+
+export const LOOKUP_HEAD_BYTES = 24;
+export const LOOKUP_REPLY_BYTES = 44;
+/** Bytes each of model, layout and request may take (the JSON form's 256 characters, as bytes). */
+export const MAX_NAME_BYTES = 256;
+export const MAX_HASH_BYTES = 128;
+
+/** The reply's state byte names one of these (the ticket states, in a fixed order). */
+export const LOOKUP_STATES = ['pending', 'ready', 'miss', 'timedOut', 'cancelled', 'released', 'expired', 'consumed', 'restoring', 'idle'] as const;
+export type LookupStateName = (typeof LOOKUP_STATES)[number];
+const STATE_CODE = new Map<string, number>(LOOKUP_STATES.map((s, i) => [s, i]));
+
+const SEPARATOR = '\n';
+const SEPARATOR_BYTE = 0x0a;
+
+/** Bytes a block hash may hold ([0-9A-Za-z_:+/=-], as the JSON form's check). */
+const HASH_BYTE = new Uint8Array(256);
+for (const c of '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_:+/=-') HASH_BYTE[c.charCodeAt(0)] = 1;
+
+export interface LookupReplyFields {
+  ticket: number;
+  state: string;
+  boundary: number | null;
+  matched: number;
+  tiers: { dram: number; ssd: number };
+  grant?: string;
+}
+
+/** A LookupRequest as a binary LOOKUP payload (clients; the specs). Throws RangeError past a bound. */
+export function encodeLookupRequest(req: LookupRequest): Buffer {
+  const model = Buffer.from(req.namespace.model, 'utf8');
+  const layout = Buffer.from(req.namespace.layout, 'utf8');
+  const request = Buffer.from(req.request, 'utf8');
+  for (const [name, b] of [['model', model], ['layout', layout], ['request', request]] as const) {
+    if (b.length === 0 || b.length > MAX_NAME_BYTES) throw new RangeError(`${name} must be 1..${MAX_NAME_BYTES} bytes, got ${b.length}`);
+  }
+  if (req.hashes.length > 0xffff) throw new RangeError(`at most 65535 hashes, got ${req.hashes.length}`);
+  for (const h of req.hashes) {
+    if (h.length === 0 || h.length > MAX_HASH_BYTES || h.includes(SEPARATOR)) throw new RangeError(`a block hash is 1..${MAX_HASH_BYTES} characters and no newline, got ${JSON.stringify(h.slice(0, 140))}`);
+  }
+  const chain = req.hashes.join(SEPARATOR);
+  const out = Buffer.allocUnsafe(LOOKUP_HEAD_BYTES + model.length + layout.length + request.length + chain.length);
+  out.writeUInt32LE(req.deadlineMs, 0);
+  out.writeUInt32LE(req.namespace.blockSize, 4);
+  out.writeUInt16LE(req.rank, 8);
+  out.writeUInt16LE(req.worldSize, 10);
+  out.writeUInt16LE(req.hashes.length, 12);
+  out.writeUInt16LE(model.length, 14);
+  out.writeUInt16LE(layout.length, 16);
+  out.writeUInt16LE(request.length, 18);
+  out.writeUInt32LE(chain.length, 20);
+  let at = LOOKUP_HEAD_BYTES;
+  at += model.copy(out, at);
+  at += layout.copy(out, at);
+  at += request.copy(out, at);
+  // latin1: one byte per character; a character outside the hash alphabet is refused by the Manager.
+  out.write(chain, at, chain.length, 'latin1');
+  return out;
+}
+
+/**
+ * A binary LOOKUP payload as a LookupRequest, or the problem with it (the connection is then
+ * closed: a binary request that does not parse leaves no trustworthy framing of its fields).
+ */
+export function decodeLookupRequest(p: Buffer, maxBlocks: number): LookupRequest | { problem: string } {
+  if (p.length < LOOKUP_HEAD_BYTES) return { problem: `truncated: ${p.length} bytes, the fixed part is ${LOOKUP_HEAD_BYTES}` };
+  const deadlineMs = p.readUInt32LE(0);
+  const blockSize = p.readUInt32LE(4);
+  const rank = p.readUInt16LE(8);
+  const worldSize = p.readUInt16LE(10);
+  const count = p.readUInt16LE(12);
+  const modelBytes = p.readUInt16LE(14);
+  const layoutBytes = p.readUInt16LE(16);
+  const requestBytes = p.readUInt16LE(18);
+  const chainBytes = p.readUInt32LE(20);
+  if (deadlineMs > 600_000) return { problem: `deadlineMs ${deadlineMs} is not in 0..600000` };
+  if (blockSize === 0) return { problem: 'namespace blockSize must be positive' };
+  if (worldSize === 0 || worldSize > 4096) return { problem: `worldSize ${worldSize} is not in 1..4096` };
+  if (rank >= worldSize) return { problem: `rank ${rank} is not below worldSize ${worldSize}` };
+  if (count > maxBlocks) return { problem: `oversize: ${count} hashes, at most ${maxBlocks}` };
+  for (const [name, n] of [['model', modelBytes], ['layout', layoutBytes], ['request', requestBytes]] as const) {
+    if (n === 0 || n > MAX_NAME_BYTES) return { problem: `${name} is ${n} bytes, must be 1..${MAX_NAME_BYTES}` };
+  }
+  let at = LOOKUP_HEAD_BYTES;
+  const strings = at + modelBytes + layoutBytes + requestBytes;
+  if (p.length < strings + chainBytes) return { problem: `truncated: ${p.length} bytes, the names and chain end at ${strings + chainBytes}` };
+  if (p.length > strings + chainBytes) return { problem: `${p.length - strings - chainBytes} bytes after the chain` };
+  const model = p.toString('utf8', at, (at += modelBytes));
+  const layout = p.toString('utf8', at, (at += layoutBytes));
+  const request = p.toString('utf8', at, (at += requestBytes));
+  if (count === 0) return chainBytes === 0 ? { namespace: { model, layout, blockSize }, hashes: [], request, rank, worldSize, deadlineMs } : { problem: `a chain of ${chainBytes} bytes for no hashes` };
+  // One pass over the chain's bytes: the alphabet, the separators, each hash's length.
+  let i = 0;
+  let from = at;
+  for (let j = at; j <= p.length; j++) {
+    const b = j < p.length ? p[j]! : SEPARATOR_BYTE;
+    if (b === SEPARATOR_BYTE) {
+      const n = j - from;
+      if (n === 0 || n > MAX_HASH_BYTES) return { problem: `hash ${i} is ${n} bytes, must be 1..${MAX_HASH_BYTES}` };
+      i++;
+      from = j + 1;
+    } else if (HASH_BYTE[b] === 0) return { problem: `hash ${i} has byte 0x${b.toString(16)} outside [0-9A-Za-z_:+/=-]` };
+  }
+  if (i !== count) return { problem: `the chain holds ${i} hashes, count says ${count}` };
+  const hashes = p.toString('latin1', at).split(SEPARATOR);
+  return { namespace: { model, layout, blockSize }, hashes, request, rank, worldSize, deadlineMs };
+}
+
+/** The reply struct written into `out` at `at` (the server writes it straight after a frame header). */
+export function writeLookupReply(out: Buffer, at: number, r: LookupReplyFields, grant: string | undefined = r.grant): void {
+  const state = STATE_CODE.get(r.state);
+  if (state === undefined) throw new Error(`no binary code for ticket state ${r.state}`);
+  out[at] = state;
+  out[at + 1] = (r.boundary !== null ? 1 : 0) | (grant !== undefined ? 2 : 0);
+  out.writeUInt16LE(0, at + 2);
+  out.writeUInt32LE(r.ticket % 0x1_0000_0000, at + 4);
+  out.writeUInt32LE(Math.floor(r.ticket / 0x1_0000_0000), at + 8);
+  out.writeUInt32LE(r.boundary ?? 0, at + 12);
+  out.writeUInt32LE(r.matched, at + 16);
+  out.writeUInt32LE(r.tiers.dram, at + 20);
+  out.writeUInt32LE(r.tiers.ssd, at + 24);
+  if (grant !== undefined) {
+    if (out.write(grant, at + 28, 16, 'hex') !== 16) throw new Error('a grant is 32 hex digits');
+  } else out.fill(0, at + 28, at + 44);
+}
+
+/** A LOOKUP_BINARY_RESULT payload as the fields a JSON LOOKUP_RESULT carries. */
+export function decodeLookupReply(p: Buffer): LookupReplyFields | { problem: string } {
+  if (p.length !== LOOKUP_REPLY_BYTES) return { problem: `a binary lookup reply is ${LOOKUP_REPLY_BYTES} bytes, got ${p.length}` };
+  const state = LOOKUP_STATES[p[0]!];
+  if (state === undefined) return { problem: `state code ${p[0]} is unknown` };
+  const flags = p[1]!;
+  return {
+    ticket: p.readUInt32LE(8) * 0x1_0000_0000 + p.readUInt32LE(4),
+    state,
+    boundary: flags & 1 ? p.readUInt32LE(12) : null,
+    matched: p.readUInt32LE(16),
+    tiers: { dram: p.readUInt32LE(20), ssd: p.readUInt32LE(24) },
+    ...(flags & 2 ? { grant: p.toString('hex', 28, 44) } : {}),
+  };
+}
