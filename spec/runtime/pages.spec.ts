@@ -74,7 +74,9 @@ describe('runtime/pages: copies between registered pages and DRAM', () => {
     // 16-KiB pages over 2 layers: 256 pages make 2,048 4-KiB pages of the Manager's mapping.
     // The counter is the whole process's: a collector running meanwhile (late in the full suite,
     // with a large heap) faults its own pages in. So three fresh registrations are measured and
-    // the fewest faults count; unpopulated, each would fault once per 4 KiB page (2,048 at least).
+    // the fewest faults count; unpopulated, each would fault once per 4 KiB page (2,048 at least,
+    // 2,052-2,569 measured with populating made a no-op), so the bound is half of that floor: the
+    // full suite under load has given 359 as the fewest of three, from other threads' faults.
     const counts: number[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
       const { file, view, mine } = pagesOf(256, 2, 4 * PAGE);
@@ -91,7 +93,7 @@ describe('runtime/pages: copies between registered pages and DRAM', () => {
         unmapShared(mine);
       }
     }
-    assert.ok(Math.min(...counts) < 256, `${counts.join(', ')} faults restoring into 2,048 pages (three fresh registrations)`);
+    assert.ok(Math.min(...counts) < 1024, `${counts.join(', ')} faults restoring into 2,048 pages (three fresh registrations)`);
   });
 
   it('a batcher gives each of many blocks its own checksum, across native calls and their concurrency bound', async () => {
