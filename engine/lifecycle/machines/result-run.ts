@@ -66,9 +66,18 @@ export interface ResultRun {
 /** Per spec: the removal cells reading each result slot, and the independent ones reading each gate slot. */
 const readersOf = new WeakMap<RequirementSpec, { bySlot: number[][]; byGate: number[][] }>();
 
+/** The spec asked last and its readers: a contract's runs of one batch follow each other, so most asks repeat it (no WeakMap lookup per run). */
+let lastSpec: RequirementSpec | undefined;
+let lastReaders: { bySlot: number[][]; byGate: number[][] } | undefined;
+
 function readers(spec: RequirementSpec): { bySlot: number[][]; byGate: number[][] } {
+  if (spec === lastSpec) return lastReaders!;
   let known = readersOf.get(spec);
-  if (known) return known;
+  if (known) {
+    lastSpec = spec;
+    lastReaders = known;
+    return known;
+  }
   const bySlot: number[][] = Array.from({ length: spec.slots.cells.size }, () => []);
   const byGate: number[][] = Array.from({ length: spec.slots.gates.size }, () => []);
   spec.cells.forEach((cell, i) => {
@@ -77,6 +86,8 @@ function readers(spec: RequirementSpec): { bySlot: number[][]; byGate: number[][
   });
   known = { bySlot, byGate };
   readersOf.set(spec, known);
+  lastSpec = spec;
+  lastReaders = known;
   return known;
 }
 
