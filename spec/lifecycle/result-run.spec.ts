@@ -5,7 +5,7 @@ import { Registry, type ContractEntry } from '../../engine/registry/index.js';
 import { LIFECYCLES, type Refusal, foldLedger, initialFold, worldOf } from '../../engine/lifecycle/index.js';
 import { recordEvents } from '../../engine/lifecycle/fold/fold.js';
 import { lifecycleTables } from '../../engine/lifecycle/fold/world.js';
-import { type RequirementContext, applyResultRun, consumingAdapter, replacementReady, resultRunStates } from '../../engine/lifecycle/machines/index.js';
+import { type RequirementContext, applyResultRun, consumingAdapter, recheckRunStates, replacementReady, resultRunStates } from '../../engine/lifecycle/machines/index.js';
 import { digest, sealAll } from './support.js';
 import { seeded } from '../support/seeded.js';
 
@@ -206,5 +206,52 @@ describe('lifecycle fold: runs of gate results', function () {
       }
     }
     assert.ok(stopped > 10 && whole > 300, `runs stopped ${stopped} times and took ${whole} results`);
+  });
+
+  it('a run takes the rechecks between its results, as stepping each leaves the contract where it was with the time noted', () => {
+    const tables = lifecycleTables();
+    // Every run state of the hook and restriction tables only notes a recheck.
+    assert.deepStrictEqual([...recheckRunStates(tables.hook)].sort(), [...resultRunStates(tables.hook)].sort());
+    assert.deepStrictEqual([...recheckRunStates(tables.restriction)].sort(), [...resultRunStates(tables.restriction)].sort());
+    let taken = 0;
+    let across = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      const registry = randomRegistry(seed);
+      const records = randomLedger(registry, seed, 300);
+      const world = worldOf(registry);
+      const facts = initialFold(registry);
+      const authors = new Set<string>();
+      const snaps = world.order.map((t) => initialTransition(LIFECYCLES[t.lifecycle].machine, t.initial)[0]);
+      for (const record of records) {
+        recordEvents(world, facts, authors, record, (slot, event) => {
+          const before = snaps[slot]!;
+          const kind = world.order[slot]!.lifecycle;
+          const [after] = transition(LIFECYCLES[kind].machine, before, event);
+          snaps[slot] = after;
+          if ((kind !== 'hook' && kind !== 'restriction') || !recheckRunStates(tables[kind]).has(before.value as string)) return;
+          const ctx = before.context as RequirementContext;
+          if (ctx.spec.conditions.length === 0 || (ctx.spec.optIn && ctx.spec.dropCells.length > 0) || (replacementReady(ctx) && consumingAdapter(ctx) === undefined)) return;
+          if (event.type === 'recheck') {
+            // A recheck on its own: taken, the state kept, the context as xstate's.
+            const run = applyResultRun(ctx, [event], Int32Array.of(0), 0, 1);
+            assert.equal(run.end, 1, `seq ${record.seq}: the run refused a recheck`);
+            assert.equal(after.value, before.value);
+            assert.deepStrictEqual({ ...before.context, ...run.update }, after.context, `seq ${record.seq}: ${world.order[slot]!.id}`);
+            taken++;
+          }
+          // A result, a recheck, the same result: one run takes all three exactly when stepping leaves the contract put.
+          if (event.type === 'gate.result') {
+            const recheck = { type: 'recheck' as const, seq: event.seq, at: '2099-01-01T00:00:00Z' };
+            const run = applyResultRun(ctx, [event, recheck, event], Int32Array.of(0, 1, 2), 0, 3);
+            if (after.value === before.value) {
+              assert.equal(run.end, 3, `seq ${record.seq}: the run stopped at ${run.end}`);
+              assert.deepStrictEqual({ ...after.context, ...run.update }, { ...after.context, lastRecheck: recheck.at }, `seq ${record.seq}: ${world.order[slot]!.id}`);
+              across++;
+            } else assert.equal(run.end, 0);
+          }
+        });
+      }
+    }
+    assert.ok(taken > 20 && across > 300, `took ${taken} rechecks alone and ${across} runs across one`);
   });
 });

@@ -2,7 +2,7 @@ import { signerOf } from '../ledger/trust.js';
 import type { EvidenceProfile, EvidenceRecord, EvidenceRecordOf } from '../../model/index.js';
 import type { Registry } from '../../registry/index.js';
 import { type LedgerPosition, LEDGER_START } from '../ledger/read.js';
-import { type CellResult, type EventOf, type HashStanding, type IndependentEvidence, type LifecycleEvent, type RequirementContext, type Cursor, type TransitionTable, applyResultRun, cellKey, cursorUpdate, lineOf, resultRunStates, slotKey, tableAdvance, tableStart } from '../machines/index.js';
+import { type CellResult, type EventOf, type HashStanding, type IndependentEvidence, type LifecycleEvent, type RequirementContext, type Cursor, type TransitionTable, applyResultRun, cellKey, cursorUpdate, lineOf, recheckRunStates, resultRunStates, slotKey, tableAdvance, tableStart } from '../machines/index.js';
 import { type World, lifecycleTables, worldOf } from './world.js';
 
 /** One state change of a contract. */
@@ -234,8 +234,13 @@ export class LedgerFolder {
           // A run of gate results folded at once while none moves the contract (`machines/result-run.ts`);
           // the result that stops it (it would move the contract) is stepped through the table below.
           if (!trace && events[index]!.type === 'gate.result' && runStates.has(cursor.value)) {
+            // Rechecks join the run where the table says they only note the time (`recheckRunStates`).
+            const rechecks = recheckRunStates(table).has(cursor.value);
             let end = q + 1;
-            while (end < to && events[queue[end]!]!.type === 'gate.result') end++;
+            for (; end < to; end++) {
+              const type = events[queue[end]!]!.type;
+              if (type !== 'gate.result' && !(rechecks && type === 'recheck')) break;
+            }
             const run = applyResultRun(cursor.context as RequirementContext, events, queue, q, end);
             if (cursorUpdate(cursor, run.update)) this.changed[slot] = 1;
             if (run.end > q) {

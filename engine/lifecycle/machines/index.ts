@@ -9,4 +9,4 @@ export { cellResultBlocker, type HashRequirement } from './cell-pass.js';
 export * from './requirements.js';
 export { cellKey, slotKey, gateCells, isCellOf, compareVersions, lineOf, ENGINE_AXIS } from './cells.js';
 export { type TransitionTable, type Snap, type Cursor, compileTable, cursorUpdate, tableAdvance, tableStart, tableStep, xstateFold } from './table.js';
-export { type ResultRun, resultRunStates, applyResultRun } from './result-run.js';
+export { type ResultRun, resultRunStates, recheckRunStates, applyResultRun } from './result-run.js';

@@ -36,6 +36,7 @@ import type { TransitionTable } from './table.js';
 
 const STANDING_GUARDS = new Set([requirementGuards['standsAuthorized'], requirementGuards['standsConsumed'], requirementGuards['standsBlocked']]);
 const APPLY_RESULT = requirementReducers['applyResult'];
+const NOTE_RECHECK = requirementReducers['noteRecheck'];
 
 const runStates = new WeakMap<TransitionTable<object>, Set<string>>();
 
@@ -56,6 +57,30 @@ export function resultRunStates(table: TransitionTable<object>): ReadonlySet<str
   return states;
 }
 
+const recheckStates = new WeakMap<TransitionTable<object>, Set<string>>();
+
+/**
+ * The run states (`resultRunStates`) where a recheck is the plain note (one candidate, no guard,
+ * no target, the `noteRecheck` reducer alone): a run takes rechecks there too. A recheck writes
+ * only `lastRecheck`, which the standing does not read (`openStanding` is a function of the spec,
+ * pin, releases, consumption, results and independent passes), so the standing guards answer as
+ * before it and the contract stays put.
+ */
+export function recheckRunStates(table: TransitionTable<object>): ReadonlySet<string> {
+  let states = recheckStates.get(table);
+  if (states) return states;
+  states = new Set();
+  for (const state of resultRunStates(table)) {
+    const candidates = table.on[state]?.['recheck'];
+    if (!candidates || candidates.length !== 1) continue;
+    const only = candidates[0]!;
+    if (only.guard !== undefined || only.target !== undefined || only.actions.length !== 1 || only.actions[0] !== NOTE_RECHECK) continue;
+    states.add(state);
+  }
+  recheckStates.set(table, states);
+  return states;
+}
+
 export interface ResultRun {
   /** The changed fields (`UNCHANGED` when no result applied). */
   update: Partial<RequirementContext>;
@@ -66,9 +91,18 @@ export interface ResultRun {
 /** Per spec: the removal cells reading each result slot, and the independent ones reading each gate slot. */
 const readersOf = new WeakMap<RequirementSpec, { bySlot: number[][]; byGate: number[][] }>();
 
+/** The spec asked last and its readers: a contract's runs of one batch follow each other, so most asks repeat it (no WeakMap lookup per run). */
+let lastSpec: RequirementSpec | undefined;
+let lastReaders: { bySlot: number[][]; byGate: number[][] } | undefined;
+
 function readers(spec: RequirementSpec): { bySlot: number[][]; byGate: number[][] } {
+  if (spec === lastSpec) return lastReaders!;
   let known = readersOf.get(spec);
-  if (known) return known;
+  if (known) {
+    lastSpec = spec;
+    lastReaders = known;
+    return known;
+  }
   const bySlot: number[][] = Array.from({ length: spec.slots.cells.size }, () => []);
   const byGate: number[][] = Array.from({ length: spec.slots.gates.size }, () => []);
   spec.cells.forEach((cell, i) => {
@@ -77,11 +111,13 @@ function readers(spec: RequirementSpec): { bySlot: number[][]; byGate: number[][
   });
   known = { bySlot, byGate };
   readersOf.set(spec, known);
+  lastSpec = spec;
+  lastReaders = known;
   return known;
 }
 
 /**
- * Folds the gate results `events[indexes[from]] … events[indexes[to - 1]]` into a settled
+ * Folds the gate results (and, in a recheck run state, the rechecks among them) `events[indexes[from]] … events[indexes[to - 1]]` into a settled
  * contract in a run state (`resultRunStates`) with context `ctx`: what `applyResult` stepped over
  * them changes, up to the first result that would change the contract's standing (not taken).
  * Pure: `ctx` is not written; one copy of the result list, the accepted list copied only when an
@@ -104,9 +140,16 @@ export function applyResultRun(ctx: RequirementContext, events: readonly Lifecyc
   if (ready) for (let i = 0; i < removal.length; i++) if (cellBlockerIn(results, accepted, removal[i]!, adapter) !== undefined) blocked++;
   const authorized = blocked === 0;
   let applied = 0;
+  // The last recheck taken (a run of a recheck state, `recheckRunStates`); undefined: none.
+  let lastRecheck: string | undefined;
   let q = from;
   for (; q < to; q++) {
-    const e = events[indexes[q]!]! as EventOf<'gate.result'>;
+    const queued = events[indexes[q]!]!;
+    if (queued.type === 'recheck') {
+      lastRecheck = queued.at;
+      continue;
+    }
+    const e = queued as EventOf<'gate.result'>;
     const slot = cells.get(e.key);
     if (!e.onPins || slot === undefined) continue;
     if (applied === 0) results = results.slice();
@@ -147,8 +190,10 @@ export function applyResultRun(ctx: RequirementContext, events: readonly Lifecyc
     }
     applied++;
   }
-  if (applied === 0) return { update: UNCHANGED, end: q };
-  return { update: acceptedOwned ? { results, accepted } : { results }, end: q };
+  if (applied === 0 && lastRecheck === undefined) return { update: UNCHANGED, end: q };
+  const update: Partial<RequirementContext> = applied === 0 ? {} : acceptedOwned ? { results, accepted } : { results };
+  if (lastRecheck !== undefined) update.lastRecheck = lastRecheck;
+  return { update, end: q };
 }
 
 function hasProfile(list: readonly IndependentEvidence[], entry: IndependentEvidence): boolean {
