@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { initialTransition, transition } from 'xstate';
+import { type AnyMachineSnapshot, initialTransition, transition } from 'xstate';
 import type { Contract, EvidenceDraft, EvidenceRecord, GateContract, HookContract, UpstreamContract } from '../../engine/model/index.js';
 import { Registry, type ContractEntry } from '../../engine/registry/index.js';
-import { LIFECYCLES, type Refusal, foldLedger, initialFold, worldOf } from '../../engine/lifecycle/index.js';
+import { LIFECYCLES, type LifecycleEvent, type Refusal, foldLedger, initialFold, worldOf } from '../../engine/lifecycle/index.js';
 import { recordEvents } from '../../engine/lifecycle/fold/fold.js';
 import { lifecycleTables } from '../../engine/lifecycle/fold/world.js';
 import { type RequirementContext, applyResultRun, consumingAdapter, recheckRunStates, replacementReady, resultRunStates } from '../../engine/lifecycle/machines/index.js';
@@ -98,6 +98,35 @@ function randomLedger(registry: Registry, seed: number, n: number): EvidenceReco
 }
 
 /** The definition: each record's events handed to xstate's pure transition() as they come. */
+/**
+ * Steps the 10 seeded registries' ledgers (300 records each) through xstate record by record and
+ * hands each event to `check` with the contract's snapshot before and after it.
+ */
+function stepSeededLedgers(check: (kind: string, before: AnyMachineSnapshot, after: AnyMachineSnapshot, event: LifecycleEvent, record: EvidenceRecord, id: string) => void): void {
+  for (let seed = 1; seed <= 10; seed++) {
+    const registry = randomRegistry(seed);
+    const records = randomLedger(registry, seed, 300);
+    const world = worldOf(registry);
+    const facts = initialFold(registry);
+    const authors = new Set<string>();
+    const snaps = world.order.map((t) => initialTransition(LIFECYCLES[t.lifecycle].machine, t.initial)[0]);
+    for (const record of records) {
+      recordEvents(world, facts, authors, record, (slot, event) => {
+        const before = snaps[slot]!;
+        const kind = world.order[slot]!.lifecycle;
+        const [after] = transition(LIFECYCLES[kind].machine, before, event);
+        snaps[slot] = after;
+        check(kind, before, after, event, record, world.order[slot]!.id);
+      });
+    }
+  }
+}
+
+/** Contracts that take no runs (a drop path, no conditions, consumption without an adapter) are stepped by the table. */
+function takesRuns(ctx: RequirementContext): boolean {
+  return !(ctx.spec.conditions.length === 0 || (ctx.spec.optIn && ctx.spec.dropCells.length > 0) || (replacementReady(ctx) && consumingAdapter(ctx) === undefined));
+}
+
 function reference(registry: Registry, records: readonly EvidenceRecord[]) {
   const world = worldOf(registry);
   const facts = initialFold(registry);
@@ -175,36 +204,21 @@ describe('lifecycle fold: runs of gate results', function () {
     assert.deepStrictEqual([...resultRunStates(tables.gate)], []);
     let stopped = 0;
     let whole = 0;
-    for (let seed = 1; seed <= 10; seed++) {
-      const registry = randomRegistry(seed);
-      const records = randomLedger(registry, seed, 300);
-      const world = worldOf(registry);
-      const facts = initialFold(registry);
-      const authors = new Set<string>();
-      const snaps = world.order.map((t) => initialTransition(LIFECYCLES[t.lifecycle].machine, t.initial)[0]);
-      for (const record of records) {
-        recordEvents(world, facts, authors, record, (slot, event) => {
-          const before = snaps[slot]!;
-          const kind = world.order[slot]!.lifecycle;
-          const [after] = transition(LIFECYCLES[kind].machine, before, event);
-          snaps[slot] = after;
+    stepSeededLedgers((kind, before, after, event, record, id) => {
           if (event.type !== 'gate.result' || (kind !== 'hook' && kind !== 'restriction') || !resultRunStates(tables[kind]).has(before.value as string)) return;
           // A run of this one result: taken exactly when xstate leaves the contract where it was.
           const ctx = before.context as RequirementContext;
-          // Contracts that take no runs (a drop path, no conditions, consumption without an adapter) are stepped by the table.
-          if (ctx.spec.conditions.length === 0 || (ctx.spec.optIn && ctx.spec.dropCells.length > 0) || (replacementReady(ctx) && consumingAdapter(ctx) === undefined)) return;
+          if (!takesRuns(ctx)) return;
           const run = applyResultRun(ctx, [event], Int32Array.of(0), 0, 1);
           if (run.end === 0) {
             stopped++;
-            assert.notEqual(after.value, before.value, `seq ${record.seq}: the run refused a result that leaves ${world.order[slot]!.id} in ${String(before.value)}`);
+            assert.notEqual(after.value, before.value, `seq ${record.seq}: the run refused a result that leaves ${id} in ${String(before.value)}`);
           } else {
             whole++;
-            assert.equal(after.value, before.value, `seq ${record.seq}: the run took a result that moves ${world.order[slot]!.id} to ${String(after.value)}`);
-            assert.deepStrictEqual({ ...before.context, ...run.update }, after.context, `seq ${record.seq}: ${world.order[slot]!.id}`);
+            assert.equal(after.value, before.value, `seq ${record.seq}: the run took a result that moves ${id} to ${String(after.value)}`);
+            assert.deepStrictEqual({ ...before.context, ...run.update }, after.context, `seq ${record.seq}: ${id}`);
           }
-        });
-      }
-    }
+    });
     assert.ok(stopped > 10 && whole > 300, `runs stopped ${stopped} times and took ${whole} results`);
   });
 
@@ -215,28 +229,16 @@ describe('lifecycle fold: runs of gate results', function () {
     assert.deepStrictEqual([...recheckRunStates(tables.restriction)].sort(), [...resultRunStates(tables.restriction)].sort());
     let taken = 0;
     let across = 0;
-    for (let seed = 1; seed <= 10; seed++) {
-      const registry = randomRegistry(seed);
-      const records = randomLedger(registry, seed, 300);
-      const world = worldOf(registry);
-      const facts = initialFold(registry);
-      const authors = new Set<string>();
-      const snaps = world.order.map((t) => initialTransition(LIFECYCLES[t.lifecycle].machine, t.initial)[0]);
-      for (const record of records) {
-        recordEvents(world, facts, authors, record, (slot, event) => {
-          const before = snaps[slot]!;
-          const kind = world.order[slot]!.lifecycle;
-          const [after] = transition(LIFECYCLES[kind].machine, before, event);
-          snaps[slot] = after;
+    stepSeededLedgers((kind, before, after, event, record, id) => {
           if ((kind !== 'hook' && kind !== 'restriction') || !recheckRunStates(tables[kind]).has(before.value as string)) return;
           const ctx = before.context as RequirementContext;
-          if (ctx.spec.conditions.length === 0 || (ctx.spec.optIn && ctx.spec.dropCells.length > 0) || (replacementReady(ctx) && consumingAdapter(ctx) === undefined)) return;
+          if (!takesRuns(ctx)) return;
           if (event.type === 'recheck') {
             // A recheck on its own: taken, the state kept, the context as xstate's.
             const run = applyResultRun(ctx, [event], Int32Array.of(0), 0, 1);
             assert.equal(run.end, 1, `seq ${record.seq}: the run refused a recheck`);
             assert.equal(after.value, before.value);
-            assert.deepStrictEqual({ ...before.context, ...run.update }, after.context, `seq ${record.seq}: ${world.order[slot]!.id}`);
+            assert.deepStrictEqual({ ...before.context, ...run.update }, after.context, `seq ${record.seq}: ${id}`);
             taken++;
           }
           // A result, a recheck, the same result: one run takes all three exactly when stepping leaves the contract put.
@@ -245,13 +247,11 @@ describe('lifecycle fold: runs of gate results', function () {
             const run = applyResultRun(ctx, [event, recheck, event], Int32Array.of(0, 1, 2), 0, 3);
             if (after.value === before.value) {
               assert.equal(run.end, 3, `seq ${record.seq}: the run stopped at ${run.end}`);
-              assert.deepStrictEqual({ ...after.context, ...run.update }, { ...after.context, lastRecheck: recheck.at }, `seq ${record.seq}: ${world.order[slot]!.id}`);
+              assert.deepStrictEqual({ ...after.context, ...run.update }, { ...after.context, lastRecheck: recheck.at }, `seq ${record.seq}: ${id}`);
               across++;
             } else assert.equal(run.end, 0);
           }
-        });
-      }
-    }
+    });
     assert.ok(taken > 20 && across > 300, `took ${taken} rechecks alone and ${across} runs across one`);
   });
 });
