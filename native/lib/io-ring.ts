@@ -102,7 +102,7 @@ export class IoRing {
     // of a burst are resubmitted while the rest still wait (a device that completes 64 reads in
     // one interrupt otherwise idles while JS settles all 64), in batches large enough that the
     // native crossing and the submit are shared. Random 4 KiB reads at depth 64 on the dev VM's
-    // disk, same mirrored rounds (spec/bench/results/io-cpu.txt): 16 per callback 0.6-0.9 µs/op
+    // disk, same mirrored rounds (spec/bench/results/io-cpu.txt): 16 per callback 0.4-0.9 µs/op
     // less CPU than 8 at the same or better IOPS; 32 less CPU again but fewer IOPS; 4 and 1
     // fewer IOPS and more CPU (1: 24 µs/op).
     const chunk = Math.max(4, Math.ceil(depth / 4));

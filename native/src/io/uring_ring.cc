@@ -34,8 +34,9 @@ UringRing::UringRing(const Napi::CallbackInfo& info) : Napi::ObjectWrap<UringRin
   // Only this (the JS) thread submits and reaps, so it sets the ring up as fio's io_uring
   // engine does: DEFER_TASKRUN (6.1) runs completion work only when we ask (a submit that
   // reaps, or an eventfd wakeup), in one batch, never as signal-style work on whatever
-  // syscall the loop makes next. On the dev VM's disk, random 4 KiB reads at depth 64 cost
-  // 0.3-0.5 µs/op less CPU than with COOP_TASKRUN (spec/bench/results/io-cpu.txt). Older
+  // syscall the loop makes next. On the dev VM's disk, random 4 KiB reads at depth 64 in the
+  // same rounds as COOP_TASKRUN: 2-3 % more IOPS on the mean, CPU per read within 0.6 µs either
+  // way (spec/bench/results/io-cpu.txt): no worse, and the same setup as the fio peer. Older
   // kernels refuse flags with EINVAL: COOP_TASKRUN (5.19), then none.
   int ret = io_uring_queue_init(depth, &ring_, IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SINGLE_ISSUER);
   deferTaskrun_ = ret == 0;
