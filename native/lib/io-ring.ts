@@ -98,11 +98,14 @@ export class IoRing {
     this.depth = depth;
     this.budgetBytes = budget;
     this.writeReserve = Math.max(1, Math.floor(depth * share));
-    // Completions per callback (and per inline reap): an eighth of the depth, so the first ops
+    // Completions per callback (and per inline reap): a quarter of the depth, so the first ops
     // of a burst are resubmitted while the rest still wait (a device that completes 64 reads in
-    // one interrupt otherwise idles while JS settles all 64). Measured at depth 64 on the dev
-    // VM's disk: 8 per callback 0.80-0.91 of fio, 16 0.73-0.96, 136 (all) 0.73-0.81.
-    const chunk = Math.max(4, Math.ceil(depth / 8));
+    // one interrupt otherwise idles while JS settles all 64), in batches large enough that the
+    // native crossing and the submit are shared. Random 4 KiB reads at depth 64 on the dev VM's
+    // disk, same mirrored rounds (spec/bench/results/io-cpu.txt): 16 per callback 0.4-0.9 µs/op
+    // less CPU than 8 at the same or better IOPS; 32 less CPU again but fewer IOPS; 4 and 1
+    // fewer IOPS and more CPU (1: 24 µs/op).
+    const chunk = Math.max(4, Math.ceil(depth / 4));
     this.ids = new Uint32Array(chunk);
     this.results = new Float64Array(chunk);
     this.table = new Float64Array(depth * QUEUE_ROW);

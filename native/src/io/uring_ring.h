@@ -39,6 +39,7 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   void Reap(Napi::Env env);
   size_t Collect(Napi::Env env);
   bool BecameIdle();
+  void RunDeferred();
   void Teardown();
   static void OnPoll(uv_poll_t* handle, int status, int events);
 
@@ -48,6 +49,7 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   int eventFd_ = -1;
   uv_poll_t* poll_ = nullptr;
   bool refd_ = false;
+  bool deferTaskrun_ = false;  // IORING_SETUP_DEFER_TASKRUN took: completions wait for RunDeferred
   InflightTable inflight_;
   std::vector<iovec> registered_;
   std::vector<std::shared_ptr<v8::BackingStore>> registeredPins_;
