@@ -44,6 +44,42 @@ describe('native/block-copy: CRC-32C and batched block copies', () => {
     assert.deepEqual([...flags], [0, 0, 1, 0]);
   });
 
+  it('a large batch without checksums (streamed: non-temporal stores) writes exactly what a plain copy writes, at any alignment and length', async () => {
+    const size = 2 << 20;
+    const src = allocAligned(size);
+    for (let i = 0; i < src.length; i++) src[i] = (i * 131 + (i >> 9)) & 0xff;
+    // Offsets off every alignment the streamed loop has (16 and 64 bytes), lengths shorter than
+    // one store, between the loops' steps and long; the batch's bytes well over the threshold
+    // at which it streams (256 KiB), and the same ranges again in a batch below it.
+    const cases = [[0, 0, 300_000], [1, 3, 262_145], [15, 17, 70_001], [64, 48, 63], [7, 5, 15], [33, 1, 16], [16, 0, 79], [2, 9, 0], [5, 1, 1]] as const;
+    for (const scale of [1, 0.01]) {
+      const dst = allocAligned(size);
+      dst.fill(0xee);
+      const expected = Buffer.alloc(size, 0xee);
+      const flags = Buffer.alloc(cases.length);
+      let from = 0;
+      let to = 0;
+      const ranges = cases.map(([fo, tof, len], k) => {
+        const length = Math.floor(len * scale);
+        const r = { from: src, fromOffset: from + fo, to: dst, toOffset: to + tof, length, flag: { bytes: flags, at: k, value: 1 } };
+        src.copy(expected, r.toOffset, r.fromOffset, r.fromOffset + length);
+        from += fo + length + 11;
+        to += tof + length + 29;
+        return r;
+      });
+      assert.deepEqual([...(await copyBlocks(ranges))], []);
+      assert.ok(dst.equals(expected), `scale ${scale}: every range's bytes, nothing around them`);
+      assert.deepEqual([...flags], cases.map(() => 1));
+    }
+    // A range overlapping itself (one buffer) is still a memmove, in a batch that streams.
+    const one = allocAligned(size);
+    for (let i = 0; i < one.length; i++) one[i] = i & 0xff;
+    const want = Buffer.from(one);
+    want.copyWithin(1000, 0, 600_000);
+    await copyBlocks([{ from: one, fromOffset: 0, to: one, toOffset: 1000, length: 600_000 }]);
+    assert.ok(one.equals(want), 'an overlapping range moves as memmove does');
+  });
+
   it('refuses a range outside its buffer, a flag outside its bytes or a bad group before copying anything', () => {
     const a = Buffer.alloc(64, 1);
     const b = Buffer.alloc(64);
