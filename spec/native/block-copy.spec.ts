@@ -11,6 +11,18 @@ import { closeSync } from 'node:fs';
 
 const bytes = (n: number, f: (i: number) => number) => Buffer.from(Array.from({ length: n }, (_, i) => f(i)));
 
+/** CRC-32C bit by bit from its definition (reflected polynomial 0x82F63B78): the reference. */
+const TABLE = Uint32Array.from({ length: 256 }, (_, i) => {
+  let c = i;
+  for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
+  return c >>> 0;
+});
+const referenceCrc32c = (data: Uint8Array) => {
+  let c = 0xffffffff;
+  for (const b of data) c = TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+
 describe('native/block-copy: CRC-32C and batched block copies', () => {
   it('crc32c gives the published check values and streams over pieces', () => {
     assert.equal(crc32c(Buffer.from('123456789')), 0xe3069283);
@@ -22,6 +34,16 @@ describe('native/block-copy: CRC-32C and batched block copies', () => {
     // Unaligned starts and odd lengths take the byte loops around the 8-byte one.
     assert.equal(crc32c(big.subarray(5)), crc32c(big.subarray(200_003), crc32c(big.subarray(5, 200_003))));
     assert.equal(crc32c(Buffer.alloc(0)), 0);
+  });
+
+  it('crc32c over long inputs (three interleaved lanes joined by shifts) equals the definition, at any start and length', () => {
+    const big = bytes(100_003, (i) => (i * 2654435761) >>> 24);
+    // Around the three-lane step (3 x 4096 bytes): below it, at it, one past it, several steps and a tail.
+    for (const [at, length] of [[0, 12_287], [0, 12_288], [3, 12_289], [1, 24_576], [7, 99_990], [0, 100_003]] as const) {
+      const piece = big.subarray(at, at + length);
+      assert.equal(crc32c(piece), referenceCrc32c(piece), `${length} bytes from ${at}`);
+    }
+    assert.equal(crc32c(big.subarray(50_000), crc32c(big.subarray(0, 50_000))), referenceCrc32c(big), 'streamed through the lanes');
   });
 
   it('copies every range, reports each group\'s CRC-32C of the bytes written, and sets flags after the bytes', async () => {
