@@ -11,6 +11,18 @@ import { closeSync } from 'node:fs';
 
 const bytes = (n: number, f: (i: number) => number) => Buffer.from(Array.from({ length: n }, (_, i) => f(i)));
 
+/** CRC-32C bit by bit from its definition (reflected polynomial 0x82F63B78): the reference. */
+const TABLE = Uint32Array.from({ length: 256 }, (_, i) => {
+  let c = i;
+  for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
+  return c >>> 0;
+});
+const referenceCrc32c = (data: Uint8Array) => {
+  let c = 0xffffffff;
+  for (const b of data) c = TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+
 describe('native/block-copy: CRC-32C and batched block copies', () => {
   it('crc32c gives the published check values and streams over pieces', () => {
     assert.equal(crc32c(Buffer.from('123456789')), 0xe3069283);
@@ -22,6 +34,16 @@ describe('native/block-copy: CRC-32C and batched block copies', () => {
     // Unaligned starts and odd lengths take the byte loops around the 8-byte one.
     assert.equal(crc32c(big.subarray(5)), crc32c(big.subarray(200_003), crc32c(big.subarray(5, 200_003))));
     assert.equal(crc32c(Buffer.alloc(0)), 0);
+  });
+
+  it('crc32c over long inputs (three interleaved lanes joined by shifts) equals the definition, at any start and length', () => {
+    const big = bytes(100_003, (i) => (i * 2654435761) >>> 24);
+    // Around the three-lane step (3 x 4096 bytes): below it, at it, one past it, several steps and a tail.
+    for (const [at, length] of [[0, 12_287], [0, 12_288], [3, 12_289], [1, 24_576], [7, 99_990], [0, 100_003]] as const) {
+      const piece = big.subarray(at, at + length);
+      assert.equal(crc32c(piece), referenceCrc32c(piece), `${length} bytes from ${at}`);
+    }
+    assert.equal(crc32c(big.subarray(50_000), crc32c(big.subarray(0, 50_000))), referenceCrc32c(big), 'streamed through the lanes');
   });
 
   it('copies every range, reports each group\'s CRC-32C of the bytes written, and sets flags after the bytes', async () => {
@@ -42,6 +64,42 @@ describe('native/block-copy: CRC-32C and batched block copies', () => {
     assert.deepEqual(dst.subarray(4096, 8192), Buffer.alloc(4096), 'nothing outside the ranges is written');
     assert.deepEqual([...crcs], [crc32c(dst.subarray(0, 4096)), crc32c(dst.subarray(8192)), crc32c(src.subarray(100, 1000))]);
     assert.deepEqual([...flags], [0, 0, 1, 0]);
+  });
+
+  it('a large batch without checksums (streamed: non-temporal stores) writes exactly what a plain copy writes, at any alignment and length', async () => {
+    const size = 2 << 20;
+    const src = allocAligned(size);
+    for (let i = 0; i < src.length; i++) src[i] = (i * 131 + (i >> 9)) & 0xff;
+    // Offsets off every alignment the streamed loop has (16 and 64 bytes), lengths shorter than
+    // one store, between the loops' steps and long; the batch's bytes well over the threshold
+    // at which it streams (256 KiB), and the same ranges again in a batch below it.
+    const cases = [[0, 0, 300_000], [1, 3, 262_145], [15, 17, 70_001], [64, 48, 63], [7, 5, 15], [33, 1, 16], [16, 0, 79], [2, 9, 0], [5, 1, 1]] as const;
+    for (const scale of [1, 0.01]) {
+      const dst = allocAligned(size);
+      dst.fill(0xee);
+      const expected = Buffer.alloc(size, 0xee);
+      const flags = Buffer.alloc(cases.length);
+      let from = 0;
+      let to = 0;
+      const ranges = cases.map(([fo, tof, len], k) => {
+        const length = Math.floor(len * scale);
+        const r = { from: src, fromOffset: from + fo, to: dst, toOffset: to + tof, length, flag: { bytes: flags, at: k, value: 1 } };
+        src.copy(expected, r.toOffset, r.fromOffset, r.fromOffset + length);
+        from += fo + length + 11;
+        to += tof + length + 29;
+        return r;
+      });
+      assert.deepEqual([...(await copyBlocks(ranges))], []);
+      assert.ok(dst.equals(expected), `scale ${scale}: every range's bytes, nothing around them`);
+      assert.deepEqual([...flags], cases.map(() => 1));
+    }
+    // A range overlapping itself (one buffer) is still a memmove, in a batch that streams.
+    const one = allocAligned(size);
+    for (let i = 0; i < one.length; i++) one[i] = i & 0xff;
+    const want = Buffer.from(one);
+    want.copyWithin(1000, 0, 600_000);
+    await copyBlocks([{ from: one, fromOffset: 0, to: one, toOffset: 1000, length: 600_000 }]);
+    assert.ok(one.equals(want), 'an overlapping range moves as memmove does');
   });
 
   it('refuses a range outside its buffer, a flag outside its bytes or a bad group before copying anything', () => {

@@ -128,10 +128,12 @@ export class PageFile {
     return this.copies.copy(ranges, false).then(() => undefined);
   }
 
-  /** Sets the page's flag in every layer (PENDING to clear, FAILED when its block cannot be restored). */
-  setFlag(index: number, value: FlagValue): Promise<void> {
+  /**
+   * Sets the page's flag in every layer (PENDING to clear, FAILED when its block cannot be
+   * restored), now: a byte store per layer, nothing to wait for (no promise per page).
+   */
+  setFlag(index: number, value: FlagValue): void {
     for (let l = 0; l < this.spec.layers; l++) this.view[this.flagAt(l, index)] = value;
-    return Promise.resolve();
   }
 
   /** Unmaps the pages (call only once no copy into them can still run: the session drains first). */

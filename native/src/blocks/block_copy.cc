@@ -2,8 +2,13 @@
 // libuv pool thread, checksumming (CRC-32C) what it wrote per group of ranges and setting a
 // flag byte after a range's bytes (release order: a reader that sees the flag sees the bytes).
 // The copy runs chunk by chunk and each chunk is checksummed while still in cache, so copy and
-// checksum cost about one pass over the bytes. Every buffer is pinned (its backing store held)
-// until the batch settles: a mapping unmapped meanwhile stays until the copy is over.
+// checksum cost about one pass over the bytes. A range copied without a checksum in a batch of
+// at least kStreamBatch such bytes (a restore's window into an engine's pages) is streamed:
+// non-temporal stores write its destination without first reading each line into the cache
+// (nobody here reads those bytes again; the engine reads them later, from memory either way),
+// which moves a large cold copy at up to twice memcpy's rate; a store fence orders the streamed
+// bytes before the range's flag. Every buffer is pinned (its backing store held) until the batch
+// settles: a mapping unmapped meanwhile stays until the copy is over.
 //
 //   copyBlocks(table: Float64Array, rows, buffers: Uint8Array[], groups) -> Promise<Uint32Array>
 //     row r at table[r * 9]: [src buffer, src offset, dst buffer, dst offset, length,
@@ -19,6 +24,9 @@
 #include "../args.h"
 #include "crc32c.h"
 #include "populate.h"
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 namespace orbitkv {
 
@@ -37,6 +45,54 @@ struct Range {
   int64_t group;
 };
 
+/**
+ * Bytes a batch copies without a checksum before its ranges are streamed: above the L2 cache a
+ * destination written through the cache is evicted unread anyway, and below it a streamed
+ * copy's fence and partial lines cost more than they save.
+ */
+constexpr size_t kStreamBatch = 256 * 1024;
+
+/** Whether [a, a + n) and [b, b + n) share a byte (memmove's case; a streamed copy needs none). */
+bool Overlap(const uint8_t* a, const uint8_t* b, size_t n) {
+  return a < b + n && b < a + n;
+}
+
+/**
+ * Copies `n` bytes with non-temporal stores (SSE2, every x86-64 CPU has it): the unaligned head
+ * and the tail through memcpy, the 16-byte aligned body streamed. The caller fences before
+ * anything that must be seen after these bytes. Elsewhere a plain memcpy.
+ */
+void StreamCopy(uint8_t* dst, const uint8_t* src, size_t n) {
+#if defined(__x86_64__)
+  size_t head = std::min(n, (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15);
+  std::memcpy(dst, src, head);
+  dst += head;
+  src += head;
+  n -= head;
+  for (; n >= 64; n -= 64, dst += 64, src += 64) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 16));
+    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 32));
+    __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + 48), d);
+  }
+  for (; n >= 16; n -= 16, dst += 16, src += 16) _mm_stream_si128(reinterpret_cast<__m128i*>(dst), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+  std::memcpy(dst, src, n);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+/** Orders every streamed store before the stores that follow (a flag; the batch's completion). */
+void StreamFence() {
+#if defined(__x86_64__)
+  _mm_sfence();
+#endif
+}
+
 class CopyWorker : public Napi::AsyncWorker {
  public:
   CopyWorker(Napi::Env env, std::vector<Bytes> buffers, std::vector<Range> ranges, size_t groups)
@@ -45,11 +101,27 @@ class CopyWorker : public Napi::AsyncWorker {
   Napi::Promise Promise() { return deferred_.Promise(); }
 
   void Execute() override {
+    size_t plain = 0;
+    for (const Range& r : ranges_)
+      if (r.group < 0 && r.src != r.dst) plain += r.length;
+    const bool stream = plain >= kStreamBatch;
     for (const Range& r : ranges_) {
-      for (size_t at = 0; at < r.length; at += kChunk) {
-        size_t n = std::min(kChunk, r.length - at);
-        if (r.src != r.dst) std::memmove(r.dst + at, r.src + at, n);
-        if (r.group >= 0) crcs_[static_cast<size_t>(r.group)] = Crc32c(crcs_[static_cast<size_t>(r.group)], r.dst + at, n);
+      uint32_t* crc = r.group >= 0 ? &crcs_[static_cast<size_t>(r.group)] : nullptr;
+      if (r.src == r.dst) {
+        if (crc != nullptr) *crc = Crc32c(*crc, r.dst, r.length);
+      } else if (Overlap(r.src, r.dst, r.length)) {
+        // One memmove: chunks taken in order would overwrite source bytes not yet copied.
+        std::memmove(r.dst, r.src, r.length);
+        if (crc != nullptr) *crc = Crc32c(*crc, r.dst, r.length);
+      } else if (stream && crc == nullptr) {
+        StreamCopy(r.dst, r.src, r.length);
+        StreamFence();
+      } else {
+        for (size_t at = 0; at < r.length; at += kChunk) {
+          size_t n = std::min(kChunk, r.length - at);
+          std::memcpy(r.dst + at, r.src + at, n);
+          if (crc != nullptr) *crc = Crc32c(*crc, r.dst + at, n);
+        }
       }
       if (r.flag != nullptr) __atomic_store_n(r.flag, r.flagValue, __ATOMIC_RELEASE);
     }
