@@ -327,26 +327,26 @@ await stop(manager);
 // xstate per lookup ticket: one running actor of the pool taking a ticket as the service does
 // (a single rank: OPEN already agreed, RELEASE; ranks: OPEN, AGREED, RELEASE), vs a plain
 // object doing the same transitions; and what a fresh actor per op costs.
-const effects = { trim: () => undefined, releaseAll: () => undefined };
+const effects = { settle: () => undefined, releaseAll: () => undefined };
 const N = 20_000;
 // On a TicketClock, as the service's pooled actors run.
-const pooled = createActor(lookupTicketMachine, { clock: new TicketClock() }).start();
+const pooled = createActor(lookupTicketMachine, { clock: new TicketClock(), input: { effects, leaseMs: 1000 } }).start();
 t0 = performance.now();
 for (let i = 0; i < N; i++) {
-  pooled.send({ type: 'OPEN', effects, deadlineMs: 1000, leaseMs: 1000, agreed: 4 });
+  pooled.send({ type: 'OPEN', deadlineMs: 1000, agreed: 4 });
   pooled.send({ type: 'RELEASE' });
 }
 const xs = ((performance.now() - t0) * 1000) / N;
 t0 = performance.now();
 for (let i = 0; i < N; i++) {
-  pooled.send({ type: 'OPEN', effects, deadlineMs: 1000, leaseMs: 1000 });
+  pooled.send({ type: 'OPEN', deadlineMs: 1000 });
   pooled.send({ type: 'AGREED', boundary: 4 });
   pooled.send({ type: 'RELEASE' });
 }
 const xsRanks = ((performance.now() - t0) * 1000) / N;
 pooled.stop();
 t0 = performance.now();
-for (let i = 0; i < N; i++) createActor(lookupTicketMachine).start().stop();
+for (let i = 0; i < N; i++) createActor(lookupTicketMachine, { input: { effects, leaseMs: 1000 } }).start().stop();
 const fresh = ((performance.now() - t0) * 1000) / N;
 t0 = performance.now();
 let sink = 0;
