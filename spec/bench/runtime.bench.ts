@@ -107,8 +107,8 @@ function fio(rw: 'randread' | 'randwrite', file: string, depth = 16): number {
 // same loop in one Python process over one Connection: paced by spinning until each request is
 // due, each reply awaited the same way (ORBITKV_BENCH_WAIT: spin, the default, polls the
 // non-blocking socket as a busy scheduler thread polls its tickets; block sleeps in recv). A
-// lookup's release is sent without waiting (as the shipped client's release() never waits), so
-// it is not in the lookup's latency; its reply is skipped by the next read.
+// lookup's release is the binary RELEASE sent without waiting (as the shipped client's release()),
+// answered only if refused: nothing of it is in the next lookup's latency but the Manager's work.
 writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);
 const WAIT = process.env['ORBITKV_BENCH_WAIT'] ?? 'spin';
 if (WAIT !== 'spin' && WAIT !== 'block') throw new Error(`ORBITKV_BENCH_WAIT must be spin or block, got ${WAIT}`);
@@ -120,7 +120,7 @@ sock, profile, ns, rate, seconds, wait = sys.argv[2], json.loads(sys.argv[3]), j
 c = okv.Connection(sock, spin=wait == "spin")
 c.hello(profile, client="bench")
 chain = ["b%d" % i for i in range(16)]
-ECHO, LOOKUP, RELEASE, RESULT = okv.OPCODE["echo"], okv.OPCODE["lookupBinary"], okv.OPCODE["release"], okv.OPCODE["lookupBinaryResult"]
+ECHO, LOOKUP, RESULT = okv.OPCODE["echo"], okv.OPCODE["lookupBinary"], okv.OPCODE["lookupBinaryResult"]
 def run(kind):
     lat = []
     period = 1.0 / rate
@@ -146,7 +146,7 @@ def run(kind):
             answer = okv.decode_lookup_result(reply)
             if op != RESULT or answer["state"] != "ready" or answer["boundary"] != len(chain):
                 raise SystemExit("lookup %d: %r" % (i, answer))
-            c.send_raw(RELEASE, b'{"ticket":%d}' % answer["ticket"])
+            c.release(answer["ticket"])
     elapsed = time.perf_counter() - start
     lat.sort()
     return {"p50": lat[len(lat) // 2] / 1e3, "p99": lat[int(len(lat) * 0.99)] / 1e3, "rate": n / elapsed}

@@ -134,6 +134,35 @@ done()
     assert.deepEqual(out.results, [['ready', 1], ['ready', 1]]);
   });
 
+  it('release sends the binary RELEASE and keeps nothing waiting: the leases go, a refused one is dropped', () => {
+    const out = runPython(String.raw`
+c = _client.connect(profile, "scheduler", socket_path=sock)
+reg = c.register_pages(65536, 2, 1)
+reg.page(0)[:] = b"r" * 65536
+c.save(ns, ["py-rel0"], [0]).wait(10)
+t = c.lookup(ns, ["py-rel0"], "py-release")
+r = t.wait(5)
+out["ready"] = [r.state, r.boundary]
+before = c.status()
+c.release(t)
+out["waiting"] = len(c._waiting)
+after = c.status()
+out["pinned"] = [before["tiers"]["pinned"], after["tiers"]["pinned"]]
+out["tickets"] = after["inFlight"]["tickets"]
+c.release(t.id)
+out["echo"] = c.echo({"still": "open"})
+out["waiting_after_refusal"] = len(c._waiting)
+c.close()
+done()
+`, m);
+    assert.deepEqual(out.ready, ['ready', 1]);
+    assert.equal(out.waiting, 0, 'a release is answered only if refused: nothing waits for it');
+    assert.deepEqual(out.pinned, [1, 0]);
+    assert.equal(out.tickets, 0);
+    assert.deepEqual(out.echo, { still: 'open' });
+    assert.equal(out.waiting_after_refusal, 0);
+  });
+
   it('cancel of a pending lookup and a deadline give cancelled and timed-out, never a miss', () => {
     const out = runPython(String.raw`
 c = _client.connect(profile, "scheduler", socket_path=sock)
