@@ -11,7 +11,7 @@
 export { ManagerClient, type Reply } from './client/index.js';
 export { ManagerStartError, lockPath, startManager, type ManagerOptions, type ManagerStatus, type RunningManager } from './server/index.js';
 export { defaultSocketPath, fdSocketPath, managerEndpoint, type ManagerEndpoint } from './endpoint/index.js';
-export { OPCODE, PROTOCOL_VERSION, HEADER_BYTES, MAGIC, DEFAULT_MAX_PAYLOAD, encodeFrame, FrameDecoder, LOOKUP_HEAD_BYTES, LOOKUP_REPLY_BYTES, LOOKUP_STATES, decodeLookupReply, decodeLookupRequest, encodeLookupRequest, writeLookupReply } from './protocol/index.js';
+export { OPCODE, PROTOCOL_VERSION, HEADER_BYTES, MAGIC, DEFAULT_MAX_PAYLOAD, encodeFrame, FrameDecoder, LOOKUP_HEAD_BYTES, LOOKUP_REPLY_BYTES, LOOKUP_STATES, decodeLookupReply, decodeLookupRequest, encodeLookupRequest, writeLookupReply, RELEASE_BYTES, decodeReleaseRequest, encodeReleaseRequest } from './protocol/index.js';
 export { formatSize, parseSize } from './size/index.js';
 export { createLogger, type Logger } from './log/index.js';
 export { loadRejectionChecks } from './handshake/index.js';

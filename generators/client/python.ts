@@ -6,7 +6,7 @@
  * the package's `_data.DATA["manager"]`, which the generator fills from the registry's product
  * (runtime/server/socket-path.ts `managerEndpoint`), never from this text.
  */
-import { HEADER_BYTES, LOOKUP_HEAD_BYTES, LOOKUP_REPLY_BYTES, LOOKUP_STATES, MAGIC, MAX_HASH_BYTES, MAX_NAME_BYTES, OPCODE, PROTOCOL_VERSION } from '../../engine/runtime/protocol/index.js';
+import { HEADER_BYTES, LOOKUP_HEAD_BYTES, LOOKUP_REPLY_BYTES, LOOKUP_STATES, MAGIC, MAX_HASH_BYTES, MAX_NAME_BYTES, OPCODE, PROTOCOL_VERSION, RELEASE_BYTES } from '../../engine/runtime/protocol/index.js';
 
 const opcodes = Object.entries(OPCODE)
   .map(([name, value]) => `    ${JSON.stringify(name)}: ${value},`)
@@ -19,7 +19,8 @@ this module opens nothing; connect() connects.
 
 Wire: frames of a 24-byte little-endian header (magic, protocol version, opcode, request id as
 two u32, payload length, reserved zero) and a UTF-8 JSON payload, except LOOKUP: a fixed
-little-endian request (encode_lookup) answered by a fixed struct (decode_lookup_result). Bulk bytes never cross the
+little-endian request (encode_lookup) answered by a fixed struct (decode_lookup_result), and
+RELEASE: the ticket as 8 bytes (encode_release), answered only if refused. Bulk bytes never cross the
 socket: the pages are a memfd this process creates, seals (F_SEAL_SHRINK | F_SEAL_GROW |
 F_SEAL_SEAL: nobody can truncate it under the Manager's mapping) and deposits on the Manager's fd
 socket over SCM_RIGHTS; both sides map it.
@@ -83,6 +84,9 @@ MAX_HASH_BYTES = ${MAX_HASH_BYTES}
 _LOOKUP_HEAD = struct.Struct("<IIHHHHHHI")
 _LOOKUP_REPLY = struct.Struct("<BBH6I16s")
 assert _LOOKUP_HEAD.size == ${LOOKUP_HEAD_BYTES} and _LOOKUP_REPLY.size == ${LOOKUP_REPLY_BYTES}
+# The binary RELEASE (engine/runtime/protocol/release-binary.ts): the ticket as two u32, low first.
+_RELEASE = struct.Struct("<II")
+assert _RELEASE.size == ${RELEASE_BYTES}
 _HASH_CHAIN = re.compile(r"[0-9A-Za-z_:+/=-]{1,%d}(?:\n[0-9A-Za-z_:+/=-]{1,%d})*" % (MAX_HASH_BYTES, MAX_HASH_BYTES))
 
 
@@ -161,15 +165,21 @@ def encode_frame(opcode, request_id, payload=b"", version=PROTOCOL_VERSION):
 
 def encode_lookup(namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):
     """A binary LOOKUP payload; ValueError for a field the layout cannot carry (nothing is sent)."""
-    model = str(namespace["model"]).encode("utf-8")
-    layout = str(namespace["layout"]).encode("utf-8")
-    name = str(request).encode("utf-8")
+    model, layout = namespace["model"], namespace["layout"]
+    # Called at every scheduler step: strings (the common case) are encoded without a str() copy.
+    model = (model if type(model) is str else str(model)).encode("utf-8")
+    layout = (layout if type(layout) is str else str(layout)).encode("utf-8")
+    name = (request if type(request) is str else str(request)).encode("utf-8")
     if not (0 < len(model) <= MAX_NAME_BYTES and 0 < len(layout) <= MAX_NAME_BYTES and 0 < len(name) <= MAX_NAME_BYTES):
         raise ValueError("model, layout and request must each be 1..%d bytes of UTF-8" % MAX_NAME_BYTES)
     chain = hashes if type(hashes) is list else list(hashes)
     count = len(chain)
-    # The chain travels joined by newlines: one join, one match, one encode for all its hashes.
-    joined = "\n".join(chain) if all(type(h) is str for h in chain) else "\n".join(str(h) for h in chain)
+    # The chain travels joined by newlines: one join, one match, one encode for all its hashes
+    # (join refuses a hash that is not a str; those are converted, as before, by str()).
+    try:
+        joined = "\n".join(chain)
+    except TypeError:
+        joined = "\n".join(str(h) for h in chain)
     if count > 0xFFFF:
         raise ValueError("at most 65535 block hashes, got %d" % count)
     if count and (_HASH_CHAIN.fullmatch(joined) is None or joined.count("\n") != count - 1):
@@ -179,6 +189,14 @@ def encode_lookup(namespace, hashes, request, rank=0, world_size=1, deadline_ms=
         raise ValueError("blockSize, rank, worldSize or deadline_ms out of range")
     data = joined.encode("ascii")
     return b"".join((_LOOKUP_HEAD.pack(deadline_ms, block_size, rank, world_size, count, len(model), len(layout), len(name), len(data)), model, layout, name, data))
+
+
+def encode_release(ticket):
+    """A binary RELEASE payload: the ticket id as two little-endian u32, low first."""
+    ticket = int(ticket)
+    if not 0 <= ticket < (1 << 53):
+        raise ValueError("a ticket id is 0..2^53-1, got %d" % ticket)
+    return _RELEASE.pack(ticket & 0xFFFFFFFF, ticket >> 32)
 
 
 def decode_lookup_result(payload):
@@ -762,8 +780,25 @@ class Client:
         if ticket.cancel_requested:
             self._fire("cancel", {"ticket": ticket.id})
 
+    def _notify(self, opcode, payload):
+        """A request answered only if refused (the binary RELEASE): nothing waits for it, so nothing
+        is kept for it; an ERROR naming its id is dropped on arrival, as a reply nobody waits for is."""
+        if self._closed:
+            raise ManagerError("the client is closed", "closed")
+        if self._sock is None:
+            return
+        with self._state:
+            request_id = self._next_id
+            self._next_id += 1
+            sock = self._sock
+        try:
+            with self._send_lock:
+                sock.sendall(encode_frame(opcode, request_id, payload))
+        except OSError:
+            self._lost()
+
     def _fire(self, name, body):
-        """A request whose reply nobody waits for (cancel, release): errors surface as nothing."""
+        """A request whose reply nobody waits for (cancel): errors surface as nothing."""
         try:
             self._send(name, body, reconnect=False)
         except ManagerNotReachable:
@@ -791,9 +826,9 @@ class Client:
                 if result is None:
                     ticket.cancel_requested = True
                 return
-            self._fire("release", {"ticket": ticket.id})
+            self._notify(OPCODE["releaseBinary"], encode_release(ticket.id))
             return
-        self._fire("release", {"ticket": int(ticket)})
+        self._notify(OPCODE["releaseBinary"], encode_release(ticket))
 
     def restore(self, ticket, pages):
         """Restores a ready ticket's first len(pages) blocks into pages; per-layer waits on the result.
@@ -1002,6 +1037,10 @@ class Connection:
         if opcode == OPCODE["lookupBinaryResult"]:
             return decode_lookup_result(payload)
         raise ManagerRefused(json.loads(payload.decode("utf-8")) if payload else {})
+
+    def release(self, ticket):
+        """A binary RELEASE, not waited for (a release carried out has no reply; a refusal's ERROR is skipped by the next request_raw)."""
+        return self.send_raw(OPCODE["releaseBinary"], encode_release(ticket))
 
     def hello(self, profile, client="python"):
         welcome = self.request("hello", {"protocol": PROTOCOL_VERSION, "profile": profile, "client": client})

@@ -107,8 +107,8 @@ function fio(rw: 'randread' | 'randwrite', file: string, depth = 16): number {
 // same loop in one Python process over one Connection: paced by spinning until each request is
 // due, each reply awaited the same way (ORBITKV_BENCH_WAIT: spin, the default, polls the
 // non-blocking socket as a busy scheduler thread polls its tickets; block sleeps in recv). A
-// lookup's release is sent without waiting (as the shipped client's release() never waits), so
-// it is not in the lookup's latency; its reply is skipped by the next read.
+// lookup's release is the binary RELEASE sent without waiting (as the shipped client's release()),
+// answered only if refused: nothing of it is in the next lookup's latency but the Manager's work.
 writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);
 const WAIT = process.env['ORBITKV_BENCH_WAIT'] ?? 'spin';
 if (WAIT !== 'spin' && WAIT !== 'block') throw new Error(`ORBITKV_BENCH_WAIT must be spin or block, got ${WAIT}`);
@@ -120,7 +120,7 @@ sock, profile, ns, rate, seconds, wait = sys.argv[2], json.loads(sys.argv[3]), j
 c = okv.Connection(sock, spin=wait == "spin")
 c.hello(profile, client="bench")
 chain = ["b%d" % i for i in range(16)]
-ECHO, LOOKUP, RELEASE, RESULT = okv.OPCODE["echo"], okv.OPCODE["lookupBinary"], okv.OPCODE["release"], okv.OPCODE["lookupBinaryResult"]
+ECHO, LOOKUP, RESULT = okv.OPCODE["echo"], okv.OPCODE["lookupBinary"], okv.OPCODE["lookupBinaryResult"]
 def run(kind):
     lat = []
     period = 1.0 / rate
@@ -146,7 +146,7 @@ def run(kind):
             answer = okv.decode_lookup_result(reply)
             if op != RESULT or answer["state"] != "ready" or answer["boundary"] != len(chain):
                 raise SystemExit("lookup %d: %r" % (i, answer))
-            c.send_raw(RELEASE, b'{"ticket":%d}' % answer["ticket"])
+            c.release(answer["ticket"])
     elapsed = time.perf_counter() - start
     lat.sort()
     return {"p50": lat[len(lat) // 2] / 1e3, "p99": lat[int(len(lat) * 0.99)] / 1e3, "rate": n / elapsed}
@@ -327,26 +327,26 @@ await stop(manager);
 // xstate per lookup ticket: one running actor of the pool taking a ticket as the service does
 // (a single rank: OPEN already agreed, RELEASE; ranks: OPEN, AGREED, RELEASE), vs a plain
 // object doing the same transitions; and what a fresh actor per op costs.
-const effects = { trim: () => undefined, releaseAll: () => undefined };
+const effects = { settle: () => undefined, releaseAll: () => undefined };
 const N = 20_000;
 // On a TicketClock, as the service's pooled actors run.
-const pooled = createActor(lookupTicketMachine, { clock: new TicketClock() }).start();
+const pooled = createActor(lookupTicketMachine, { clock: new TicketClock(), input: { effects, leaseMs: 1000 } }).start();
 t0 = performance.now();
 for (let i = 0; i < N; i++) {
-  pooled.send({ type: 'OPEN', effects, deadlineMs: 1000, leaseMs: 1000, agreed: 4 });
+  pooled.send({ type: 'OPEN', deadlineMs: 1000, agreed: 4 });
   pooled.send({ type: 'RELEASE' });
 }
 const xs = ((performance.now() - t0) * 1000) / N;
 t0 = performance.now();
 for (let i = 0; i < N; i++) {
-  pooled.send({ type: 'OPEN', effects, deadlineMs: 1000, leaseMs: 1000 });
+  pooled.send({ type: 'OPEN', deadlineMs: 1000 });
   pooled.send({ type: 'AGREED', boundary: 4 });
   pooled.send({ type: 'RELEASE' });
 }
 const xsRanks = ((performance.now() - t0) * 1000) / N;
 pooled.stop();
 t0 = performance.now();
-for (let i = 0; i < N; i++) createActor(lookupTicketMachine).start().stop();
+for (let i = 0; i < N; i++) createActor(lookupTicketMachine, { input: { effects, leaseMs: 1000 } }).start().stop();
 const fresh = ((performance.now() - t0) * 1000) / N;
 t0 = performance.now();
 let sink = 0;

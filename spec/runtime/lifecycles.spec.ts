@@ -4,14 +4,17 @@ import { createActor, setup } from 'xstate';
 import type { PersistOutcome, SaveOutcome } from '../../engine/runtime/catalog/index.js';
 import { TICKET_FINAL, lookupTicketMachine, restoreMachine, saveMachine, type RestoreJob, type SaveInput, type TicketEffects, type TicketEvent } from '../../engine/runtime/lifecycles/index.js';
 
-const effects: TicketEffects = { trim: () => undefined, releaseAll: () => undefined };
-const OPEN: TicketEvent = { type: 'OPEN', effects, deadlineMs: 60_000, leaseMs: 60_000 };
+const effects: TicketEffects = { settle: () => undefined, releaseAll: () => undefined };
+const input = { effects, leaseMs: 60_000 };
+const OPEN: TicketEvent = { type: 'OPEN', deadlineMs: 60_000 };
 const EVENTS: TicketEvent[] = [OPEN, { ...OPEN, agreed: 0 }, { ...OPEN, agreed: 3 }, { type: 'AGREED', boundary: 0 }, { type: 'AGREED', boundary: 3 }, { type: 'DEFER' }, { type: 'CANCEL' }, { type: 'RELEASE' }, { type: 'CONSUME' }, { type: 'CONSUMED' }];
 const ENDED = TICKET_FINAL as readonly string[];
+/** The boundary the event that made a ticket ready agreed on. */
+const agreedBy = (e: TicketEvent) => (e.type === 'OPEN' ? e.agreed : e.type === 'AGREED' ? e.boundary : undefined);
 
 describe('runtime/lifecycles: the lookup ticket (model-based, @xstate/graph)', () => {
   // One ticket's life: paths from idle that open once (a second OPEN starts the next ticket, checked below).
-  const paths = getSimplePaths(lookupTicketMachine, { events: EVENTS, serializeState: ((s: { value: unknown; context: { boundary: unknown } }) => `${String(s.value)}|${String(s.context.boundary)}`) as never }).filter(
+  const paths = getSimplePaths(lookupTicketMachine, { events: EVENTS, input, serializeState: ((s: { value: unknown }) => String(s.value)) as never }).filter(
     (p) => p.steps.filter((s) => s.event.type === 'OPEN').length <= 1,
   );
 
@@ -24,41 +27,51 @@ describe('runtime/lifecycles: the lookup ticket (model-based, @xstate/graph)', (
       const into = p.steps.at(-1)!.event as TicketEvent;
       assert.ok((into.type === 'AGREED' && into.boundary === 0) || (into.type === 'OPEN' && into.agreed === 0), JSON.stringify(into));
     }
-    // An OPEN with its boundary agreed already skips pending: ready with that boundary.
-    assert.ok(paths.some((p) => p.steps.length === 2 && p.state.value === 'ready' && p.state.context.boundary === 3));
+    // An OPEN with its boundary agreed already skips pending.
+    assert.ok(paths.some((p) => p.steps.length === 2 && p.state.value === 'ready' && p.steps[1]!.event.type === 'OPEN'));
   });
 
-  it('on every path leases are trimmed once on ready and released exactly once, on reaching an ended state', () => {
+  it('on every path a ticket is settled once on ready with the boundary agreed, and its leases released exactly once, on reaching an ended state', () => {
     for (const p of paths) {
-      const calls = { trim: 0, releaseAll: 0 };
-      const counted: TicketEffects = { trim: () => void calls.trim++, releaseAll: () => void calls.releaseAll++ };
-      const actor = createActor(lookupTicketMachine).start();
-      for (const step of p.steps) if ((step.event.type as string) !== 'xstate.init') actor.send(step.event.type === 'OPEN' ? { ...(step.event as Extract<TicketEvent, { type: 'OPEN' }>), effects: counted } : step.event);
+      const calls = { settled: [] as number[], releaseAll: 0 };
+      const counted: TicketEffects = { settle: (b) => void calls.settled.push(b), releaseAll: () => void calls.releaseAll++ };
+      const actor = createActor(lookupTicketMachine, { input: { effects: counted, leaseMs: 60_000 } }).start();
+      let agreed: number | undefined;
+      for (const step of p.steps) {
+        if ((step.event.type as string) === 'xstate.init') continue;
+        const before = actor.getSnapshot().value;
+        actor.send(step.event as TicketEvent);
+        if (before !== 'ready' && actor.getSnapshot().value === 'ready') agreed = agreedBy(step.event as TicketEvent);
+      }
       const snap = actor.getSnapshot();
       const ended = ENDED.includes(snap.value as string);
       const path = p.steps.map((s) => s.event.type).join(' > ');
       assert.equal(calls.releaseAll, ended ? 1 : 0, path);
-      assert.equal(calls.trim, p.steps.some((s) => s.state.value === 'ready') ? 1 : 0, path);
+      const wasReady = p.steps.some((s) => s.state.value === 'ready');
+      assert.deepEqual(calls.settled, wasReady ? [3] : [], path);
+      if (wasReady) assert.equal(agreed, 3, path);
       if (snap.value === 'consumed') assert.ok(p.steps.some((s) => s.state.value === 'restoring'), 'consumed only through a restore');
       actor.stop();
     }
   });
 
-  it('an actor serves tickets in turn: OPEN starts a new one only once the last has ended, with its own effects and a fresh boundary', () => {
-    const actor = createActor(lookupTicketMachine).start();
+  it('an actor serves tickets in turn: OPEN starts a new one only once the last has ended, each settled with its own boundary', () => {
     const log: string[] = [];
-    const tagged = (tag: string): TicketEffects => ({ trim: (b) => void log.push(`${tag}:trim:${b}`), releaseAll: () => void log.push(`${tag}:release`) });
-    actor.send({ ...OPEN, effects: tagged('a') });
+    const actor = createActor(lookupTicketMachine, { input: { effects: { settle: (b) => void log.push(`settle:${b}`), releaseAll: () => void log.push('release') }, leaseMs: 60_000 } }).start();
+    actor.send(OPEN);
     actor.send({ type: 'AGREED', boundary: 3 });
     // A ticket that has not ended ignores an OPEN: a second ticket never takes over its leases.
-    actor.send({ ...OPEN, effects: tagged('b') });
+    actor.send({ ...OPEN, agreed: 5 });
     assert.equal(actor.getSnapshot().value, 'ready');
     actor.send({ type: 'RELEASE' });
     for (const state of ENDED) assert.ok(lookupTicketMachine.states[state]!.on['OPEN'], `${state} takes the next OPEN`);
-    actor.send({ ...OPEN, effects: tagged('b') });
-    assert.deepEqual([actor.getSnapshot().value, actor.getSnapshot().context.boundary], ['pending', null]);
+    actor.send({ ...OPEN, agreed: 2 });
+    actor.send({ type: 'RELEASE' });
+    actor.send(OPEN);
+    assert.equal(actor.getSnapshot().value, 'pending');
     actor.send({ type: 'AGREED', boundary: 0 });
-    assert.deepEqual(log, ['a:trim:3', 'a:release', 'b:release']);
+    assert.equal(actor.getSnapshot().value, 'miss');
+    assert.deepEqual(log, ['settle:3', 'release', 'settle:2', 'release', 'release']);
     actor.stop();
   });
 });

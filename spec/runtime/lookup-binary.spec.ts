@@ -132,13 +132,13 @@ describe('runtime: the binary LOOKUP (protocol 3)', function () {
       await c.whenClosed();
     });
 
-    it('a protocol 2 client is refused naming both versions', async () => {
-      assert.equal(PROTOCOL_VERSION, 3);
+    it('a protocol 3 client (no binary RELEASE) is refused naming both versions', async () => {
+      assert.equal(PROTOCOL_VERSION, 4);
       const c = await ManagerClient.connect(m.socket);
-      const r = await c.hello(acceptedProfile(), { protocol: 2, frameVersion: 2 });
+      const r = await c.hello(acceptedProfile(), { protocol: 3, frameVersion: 3 });
       assert.equal(r.opcode, OPCODE.refused);
       assert.equal(r.body.code, 'OKV7101');
-      assert.match(String(r.body.message), /version 2\b.*version 3\b/);
+      assert.match(String(r.body.message), /version 3\b.*version 4\b/);
       await c.whenClosed();
     });
   });

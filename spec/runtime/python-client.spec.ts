@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { generatedOnce } from '../generators/support.js';
-import { LOOKUP_REPLY_BYTES, encodeLookupRequest, writeLookupReply } from '../../engine/runtime/index.js';
+import { LOOKUP_REPLY_BYTES, encodeLookupRequest, encodeReleaseRequest, writeLookupReply } from '../../engine/runtime/index.js';
 import { NS, acceptedProfile, startManager, tempDir, type ManagerProcess } from './support.js';
 
 /**
@@ -132,6 +132,35 @@ done()
     assert.deepEqual(out.pending, ['None']);
     assert.equal(out.id_known, true, 'the LOOKUP_PENDING notice named the ticket');
     assert.deepEqual(out.results, [['ready', 1], ['ready', 1]]);
+  });
+
+  it('release sends the binary RELEASE and keeps nothing waiting: the leases go, a refused one is dropped', () => {
+    const out = runPython(String.raw`
+c = _client.connect(profile, "scheduler", socket_path=sock)
+reg = c.register_pages(65536, 2, 1)
+reg.page(0)[:] = b"r" * 65536
+c.save(ns, ["py-rel0"], [0]).wait(10)
+t = c.lookup(ns, ["py-rel0"], "py-release")
+r = t.wait(5)
+out["ready"] = [r.state, r.boundary]
+before = c.status()
+c.release(t)
+out["waiting"] = len(c._waiting)
+after = c.status()
+out["pinned"] = [before["tiers"]["pinned"], after["tiers"]["pinned"]]
+out["tickets"] = after["inFlight"]["tickets"]
+c.release(t.id)
+out["echo"] = c.echo({"still": "open"})
+out["waiting_after_refusal"] = len(c._waiting)
+c.close()
+done()
+`, m);
+    assert.deepEqual(out.ready, ['ready', 1]);
+    assert.equal(out.waiting, 0, 'a release is answered only if refused: nothing waits for it');
+    assert.deepEqual(out.pinned, [1, 0]);
+    assert.equal(out.tickets, 0);
+    assert.deepEqual(out.echo, { still: 'open' });
+    assert.equal(out.waiting_after_refusal, 0);
   });
 
   it('cancel of a pending lookup and a deadline give cancelled and timed-out, never a miss', () => {
@@ -293,7 +322,7 @@ done()
     assert.deepEqual(out.manager_bad, out.local_bad, 'the Manager reaches the same verdict over the wire profile');
   });
 
-  it('the binary LOOKUP: encode_lookup writes the bytes the TypeScript layout writes, decode_lookup_result reads its struct, a bad hash raises before anything is sent', () => {
+  it('the binary LOOKUP and RELEASE: encode_lookup and encode_release write the bytes the TypeScript layouts write, decode_lookup_result reads its struct, a bad hash raises before anything is sent', () => {
     const req = { namespace: NS, hashes: ['b0', 'Zz_:+/=-9', 'x'.repeat(128)], request: 'rq-é', rank: 3, worldSize: 8, deadlineMs: 600_000 };
     const reply = Buffer.alloc(LOOKUP_REPLY_BYTES);
     writeLookupReply(reply, 0, { ticket: 2 ** 40 + 7, state: 'timedOut', boundary: 3, matched: 4, tiers: { dram: 1, ssd: 3 }, grant: '0123456789abcdef0123456789abcdef' });
@@ -308,6 +337,11 @@ for hashes in (["has space"], [""], ["y" * 129], ["\u00e9"]):
     except ValueError:
         bad.append(hashes[0][:3])
 out["bad"] = bad
+# Values that are not str (a tuple of ints, an int request, a str subclass) go as their str() forms.
+class Name(str):
+    pass
+out["converted"] = _client.encode_lookup({"model": Name("m"), "layout": "l", "blockSize": 16}, (1, 22), 7).hex() == _client.encode_lookup({"model": "m", "layout": "l", "blockSize": 16}, ["1", "22"], "7").hex()
+out["release"] = _client.encode_release(2 ** 40 + 7).hex()
 c = _client.Connection(sock, spin=True)
 c.hello(profile)
 out["conn"] = c.lookup(ns, ["never-saved"], "conn-req")
@@ -317,6 +351,8 @@ done()
     assert.equal(out.bytes, encodeLookupRequest(req).toString('hex'));
     assert.deepEqual(out.reply, { ticket: 2 ** 40 + 7, state: 'timedOut', boundary: 3, matched: 4, tiers: { dram: 1, ssd: 3 }, grant: '0123456789abcdef0123456789abcdef' });
     assert.deepEqual(out.bad, ['has', '', 'yyy', 'é']);
+    assert.equal(out.converted, true);
+    assert.equal(out.release, encodeReleaseRequest(2 ** 40 + 7).toString('hex'));
     assert.deepEqual({ ...(out.conn as object), ticket: 0 }, { ticket: 0, state: 'miss', boundary: 0, matched: 0, tiers: { dram: 0, ssd: 0 } });
   });
 

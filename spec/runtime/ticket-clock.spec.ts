@@ -73,24 +73,24 @@ describe('runtime/lifecycles/ticket-clock: the ticket actors\' timers on one hea
     const clock = new TicketClock();
     const released: number[] = [];
     let n = 0;
-    const effects = (): TicketEffects => {
-      const id = ++n;
-      return { trim: () => undefined, releaseAll: () => released.push(id) };
-    };
-    const actor = createActor(lookupTicketMachine, { clock }).start();
+    const effects: TicketEffects = { settle: () => undefined, releaseAll: () => void released.push(n) };
+    const actor = createActor(lookupTicketMachine, { clock, input: { effects, leaseMs: 40 } }).start();
     try {
-      actor.send({ type: 'OPEN', effects: effects(), deadlineMs: 20, leaseMs: 1000 });
+      n = 1;
+      actor.send({ type: 'OPEN', deadlineMs: 20 });
       assert.equal(actor.getSnapshot().value, 'pending');
       assert.equal(clock.size, 1, 'the deadline is on the clock');
       await sleep(80);
       assert.equal(actor.getSnapshot().value, 'timedOut');
       assert.deepEqual(released, [1]);
-      actor.send({ type: 'OPEN', effects: effects(), deadlineMs: 1000, leaseMs: 20, agreed: 2 });
+      n = 2;
+      actor.send({ type: 'OPEN', deadlineMs: 1000, agreed: 2 });
       assert.equal(actor.getSnapshot().value, 'ready');
       await sleep(80);
       assert.equal(actor.getSnapshot().value, 'expired');
       assert.deepEqual(released, [1, 2]);
-      actor.send({ type: 'OPEN', effects: effects(), deadlineMs: 1000, leaseMs: 30 });
+      n = 3;
+      actor.send({ type: 'OPEN', deadlineMs: 1000 });
       actor.send({ type: 'AGREED', boundary: 1 });
       actor.send({ type: 'RELEASE' });
       assert.equal(clock.size, 0, 'leaving pending and ready cancelled their timers');

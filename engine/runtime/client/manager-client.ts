@@ -4,7 +4,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { FdChannel } from '../../../native/index.js';
-import { FrameDecoder, OPCODE, PROTOCOL_VERSION, decodeLookupReply, encodeFrame, encodeLookupRequest, jsonPayload, type Frame, type LookupRequest } from '../protocol/index.js';
+import { FrameDecoder, OPCODE, PROTOCOL_VERSION, decodeLookupReply, encodeFrame, encodeLookupRequest, encodeReleaseRequest, jsonPayload, type Frame, type LookupRequest } from '../protocol/index.js';
 
 /** How long deposit() waits for the fd socket's answer (the Manager closes it after 5 s). */
 export const DEPOSIT_TIMEOUT_MS = 10_000;
@@ -19,8 +19,8 @@ export class ManagerClient {
   private readonly waiting = new Map<number, (reply: Reply) => void>();
   private nextId = 1;
   private closedWith: Error | null = null;
-  /** Frames that answered no request (id 0: frame faults). */
-  readonly unsolicited: Reply[] = [];
+  /** Frames that answered no request waited for (id 0: frame faults; a binary RELEASE refused). */
+  readonly unsolicited: (Reply & { requestId: number })[] = [];
   /** Interim LOOKUP_PENDING notices, by the request id they answer. */
   readonly notices = new Map<number, Record<string, unknown>>();
   /** The WELCOME body once a handshake was accepted. */
@@ -117,6 +117,16 @@ export class ManagerClient {
     });
   }
 
+  /**
+   * A binary RELEASE, not waited for: one carried out is not answered; a refused one's ERROR
+   * lands in `unsolicited` under the returned request id.
+   */
+  release(ticket: number): number {
+    const id = this.nextId++;
+    if (!this.closedWith) this.socket.write(encodeFrame(OPCODE.releaseBinary, id, encodeReleaseRequest(ticket)));
+    return id;
+  }
+
   /** Writes raw bytes (fault specs). */
   raw(bytes: Buffer): void {
     this.socket.write(bytes);
@@ -143,7 +153,7 @@ export class ManagerClient {
     }
     const w = this.waiting.get(f.requestId);
     if (!w) {
-      this.unsolicited.push({ opcode: f.opcode, body });
+      this.unsolicited.push({ opcode: f.opcode, body, requestId: f.requestId });
       return;
     }
     this.waiting.delete(f.requestId);

@@ -5,23 +5,32 @@
  * its sibling ranks (all defer). A ready ticket holds leases on its blocks until a restore
  * consumes it, the scheduler releases it (not selected), or its lease expires.
  *
- * One actor serves many tickets in turn: it waits `idle`, an OPEN starts a ticket (its effects
- * and deadlines in the event, and its boundary when that is already agreed), and a ticket that has ended (miss, timed out, cancelled,
- * released, expired, consumed) leaves the actor ready for the next OPEN. So a lookup costs a
- * few transitions of a running actor, not an actor's creation (see the service's pool).
+ * One actor serves many tickets in turn: it waits `idle`, an OPEN starts a ticket (its deadline
+ * in the event, and its boundary when that is already agreed), and a ticket that has ended
+ * (miss, timed out, cancelled, released, expired, consumed) leaves the actor ready for the next
+ * OPEN. So a lookup costs a few transitions of a running actor, not an actor's creation (see
+ * the service's pool).
+ *
+ * The context is the actor's own and never changes: its effects (which act on the ticket the
+ * actor serves now) and the lease. The agreed boundary is not kept in the context: it reaches
+ * `settle` from the event that makes the ticket ready (an OPEN already agreed or an AGREED), and
+ * the ticket keeps it. An `assign` would rebuild the actor's snapshot once more per ticket,
+ * which on the lookup path is a quarter of what xstate costs a ticket (see
+ * spec/bench/results/runtime-lookup-dev-vm.txt).
  */
-import { assign, setup } from 'xstate';
+import { setup } from 'xstate';
 
-export interface TicketContext {
-  effects: TicketEffects | null;
-  deadlineMs: number;
+export interface TicketInput {
+  effects: TicketEffects;
+  /** How long a ready ticket holds its leases before it expires. */
   leaseMs: number;
-  boundary: number | null;
 }
+
+export type TicketContext = TicketInput;
 
 export type TicketEvent =
   /** `agreed`: the boundary when it is known at once (a single rank whose match is settled). */
-  | { type: 'OPEN'; effects: TicketEffects; deadlineMs: number; leaseMs: number; agreed?: number }
+  | { type: 'OPEN'; deadlineMs: number; agreed?: number }
   | { type: 'AGREED'; boundary: number }
   | { type: 'DEFER' }
   | { type: 'CANCEL' }
@@ -29,9 +38,10 @@ export type TicketEvent =
   | { type: 'CONSUME' }
   | { type: 'CONSUMED' };
 
+/** What the actor does to the ticket it serves now. */
 export interface TicketEffects {
-  /** Leases beyond the agreed boundary are given back. */
-  trim(boundary: number): void;
+  /** The ticket is ready with this boundary (> 0): leases beyond it are given back. */
+  settle(boundary: number): void;
   /** Every lease the ticket still holds is given back. */
   releaseAll(): void;
 }
@@ -40,52 +50,51 @@ export interface TicketEffects {
 export const TICKET_FINAL = ['miss', 'timedOut', 'cancelled', 'released', 'expired', 'consumed'] as const;
 export type TicketState = 'idle' | 'pending' | 'ready' | 'restoring' | (typeof TICKET_FINAL)[number];
 
+/** The boundary an event brings a ticket: an OPEN's agreed one, or an AGREED's (undefined: none). */
+const boundaryOf = (event: TicketEvent): number | undefined => (event.type === 'OPEN' ? event.agreed : event.type === 'AGREED' ? event.boundary : undefined);
+
 /** An OPEN whose boundary is already agreed goes straight to ready (or miss); else it waits in pending. */
 const opening = [
-  { guard: 'agreedAhead', target: 'ready', actions: 'open' },
-  { guard: 'missAhead', target: 'miss', actions: 'open' },
-  { target: 'pending', actions: 'open' },
+  { guard: 'agreedAhead', target: 'ready' },
+  { guard: 'missAhead', target: 'miss' },
+  { target: 'pending' },
 ] as const;
 const ended = { entry: 'releaseAll', on: { OPEN: opening } } as const;
 
-/** The machine is built once; each ticket's effects travel in its OPEN event (per-request state with the request). */
+/** The machine is built once; each actor's effects and lease come in its input. */
 export const lookupTicketMachine = setup({
-    types: { context: {} as TicketContext, events: {} as TicketEvent },
+    types: { context: {} as TicketContext, events: {} as TicketEvent, input: {} as TicketInput },
     actions: {
-      open: assign(({ event }) => {
-        const e = event as Extract<TicketEvent, { type: 'OPEN' }>;
-        return { effects: e.effects, deadlineMs: e.deadlineMs, leaseMs: e.leaseMs, boundary: e.agreed ?? null };
-      }),
-      trim: ({ context }) => context.effects!.trim(context.boundary ?? 0),
-      releaseAll: ({ context }) => context.effects!.releaseAll(),
+      // Entered only by an OPEN already agreed or an AGREED, both with a boundary > 0 (the guards).
+      settle: ({ context, event }) => context.effects.settle(boundaryOf(event)!),
+      releaseAll: ({ context }) => context.effects.releaseAll(),
     },
     guards: {
       agreedAhead: ({ event }) => event.type === 'OPEN' && event.agreed !== undefined && event.agreed > 0,
       missAhead: ({ event }) => event.type === 'OPEN' && event.agreed === 0,
+      agreedSome: ({ event }) => event.type === 'AGREED' && event.boundary > 0,
     },
     delays: {
-      deadline: ({ context }) => context.deadlineMs,
+      // Pending is entered by an OPEN only.
+      deadline: ({ event }) => (event.type === 'OPEN' ? event.deadlineMs : 0),
       lease: ({ context }) => context.leaseMs,
     },
   }).createMachine({
     id: 'lookupTicket',
-    context: { effects: null, deadlineMs: 0, leaseMs: 0, boundary: null },
+    context: ({ input }) => ({ effects: input.effects, leaseMs: input.leaseMs }),
     initial: 'idle',
     states: {
       idle: { on: { OPEN: opening } },
       pending: {
         after: { deadline: 'timedOut' },
         on: {
-          AGREED: [
-            { guard: ({ event }) => event.boundary > 0, target: 'ready', actions: assign({ boundary: ({ event }) => event.boundary }) },
-            { target: 'miss', actions: assign({ boundary: () => 0 }) },
-          ],
+          AGREED: [{ guard: 'agreedSome', target: 'ready' }, { target: 'miss' }],
           DEFER: 'timedOut',
           CANCEL: 'cancelled',
         },
       },
       ready: {
-        entry: 'trim',
+        entry: 'settle',
         after: { lease: 'expired' },
         on: { CONSUME: 'restoring', RELEASE: 'released', CANCEL: 'released' },
       },

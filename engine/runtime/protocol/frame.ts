@@ -11,9 +11,11 @@ export const MAGIC = 0x4d564b4f;
  * The protocol version this Manager speaks. 2: pages are a sealed memfd deposited on the fd
  * socket (REGISTER_PAGES {pageBytes, pages, layers}, no path), a pending LOOKUP gets an interim
  * LOOKUP_PENDING, ready results carry a grant. 3: LOOKUP_BINARY (a fixed little-endian request
- * and reply, protocol/lookup-binary.ts) beside the JSON LOOKUP. An older client is told both versions.
+ * and reply, protocol/lookup-binary.ts) beside the JSON LOOKUP. 4: RELEASE_BINARY (the ticket as 8
+ * bytes, answered only when refused, protocol/release-binary.ts) beside the JSON RELEASE; a client
+ * of 4 would lose its releases to a Manager of 3. An older client is told both versions.
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 export const HEADER_BYTES = 24;
 /** Default most payload bytes per frame; a larger length closes the connection. */
 export const DEFAULT_MAX_PAYLOAD = 64 * 1024;

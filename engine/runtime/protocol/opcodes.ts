@@ -33,6 +33,11 @@ export const OPCODE = {
   /** LOOKUP in the fixed binary layout of protocol/lookup-binary.ts (protocol 3); answered by LOOKUP_BINARY_RESULT or ERROR. */
   lookupBinary: 23,
   lookupBinaryResult: 24,
+  /**
+   * RELEASE of one ticket as 8 bytes (protocol/release-binary.ts, protocol 4). Answered only when
+   * refused (ERROR): a release carried out has no reply, so 26 is never sent.
+   */
+  releaseBinary: 25,
   /** The handshake failed: version mismatch, malformed or rejected profile. Closed after. */
   refused: 98,
   error: 99,

@@ -10,7 +10,7 @@ import { decideHandshake, type RejectionChecks } from '../handshake/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { PageFile } from '../pages/index.js';
-import { FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
+import { FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, decodeReleaseRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
 import { CacheService, RequestError, type LookupReply } from '../service/index.js';
 import { Session } from '../session/index.js';
 
@@ -102,8 +102,8 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
   /** `detach` gives the request's in-flight slot back early (a lookup once its ticket is open: the service bounds tickets). */
   const handle = async (frame: Frame, detach: () => void): Promise<void> => {
     const name = OPCODE_NAMES.get(frame.opcode) ?? `opcode ${frame.opcode}`;
-    // A binary lookup's payload is not JSON: it is decoded where it is served.
-    const binary = frame.opcode === OPCODE.lookupBinary;
+    // A binary lookup's or release's payload is not JSON: it is decoded where it is served.
+    const binary = frame.opcode === OPCODE.lookupBinary || frame.opcode === OPCODE.releaseBinary;
     let body: unknown = null;
     if (!binary) {
       const parsed = parsePayload(frame.payload);
@@ -191,6 +191,17 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           } finally {
             s.cancels.expect(null);
           }
+        }
+        case OPCODE.releaseBinary: {
+          const ticket = decodeReleaseRequest(frame.payload);
+          if (typeof ticket !== 'number') {
+            ctx.logger.warn('binary-release-malformed', { session: s.id, request: frame.requestId, problem: ticket.problem });
+            fail(frame.requestId, coded('binaryReleaseMalformed', ticket.problem));
+            return close('binary-release-malformed');
+          }
+          // Carried out, it is not answered (the client never waits for it); refused, the catch below answers ERROR.
+          ctx.service.release(s, ticket);
+          return;
         }
         case OPCODE.release: {
           const { ticket } = check(shape.ticket(body));

@@ -6,7 +6,7 @@
 import type { Counter } from 'prom-client';
 import { createActor, type ActorRefFrom } from 'xstate';
 import { BlockCache, namespaceId, type Tier } from '../catalog/index.js';
-import { RankAgreement, TICKET_FINAL, TicketClock, lookupTicketMachine, restoreMachine, saveMachine, type BlockResult, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
+import { RankAgreement, TicketClock, lookupTicketMachine, restoreMachine, saveMachine, type BlockResult, type RestoreJob, type TicketEffects, type TicketState } from '../lifecycles/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
@@ -14,6 +14,9 @@ import { RequestRing, type HeldRecord } from '../records/index.js';
 import type { Session } from '../session/index.js';
 import { FLAG } from '../pages/index.js';
 import { KeyMemo } from './key-memo.js';
+import { OpenTicket, TICKET_EVENT, type LookupReply, type TicketHost, type TicketSlot } from './open-ticket.js';
+
+export type { LookupReply } from './open-ticket.js';
 
 export interface ServiceOptions {
   leaseMs: number;
@@ -26,30 +29,6 @@ export class RequestError extends Error {
   constructor(readonly reason: string, detail: string) {
     super(detail);
   }
-}
-
-interface Ticket {
-  id: number;
-  session: Session;
-  keys: string[];
-  leased: string[];
-  rank: number;
-  request: string;
-  /** The actor serving this ticket while it is open (null once it has ended). */
-  slot: TicketSlot | null;
-  state: TicketState;
-  boundary: number | null;
-  record: HeldRecord;
-  tiers: { dram: number; ssd: number };
-  matched: number;
-  /** Sends to the ticket's actor while it still serves this ticket (a late event is dropped). */
-  send(event: TicketEvent): void;
-  observe(state: TicketState, boundary: number | null): void;
-}
-
-interface TicketSlot {
-  actor: ActorRefFrom<typeof lookupTicketMachine>;
-  ticket: Ticket | null;
 }
 
 /**
@@ -65,21 +44,11 @@ function countOutcomes(counter: Counter<'outcome'>, outcomes: readonly string[])
 /** Blocks per restore window (one read and one copy call each). */
 const RESTORE_WINDOW = 16;
 
-const ENDED: ReadonlySet<string> = new Set(TICKET_FINAL);
-
 /** Idle ticket actors kept for reuse; beyond this many an ended ticket's actor is stopped. */
 const TICKET_POOL = 1024;
 
-export interface LookupReply {
-  ticket: number;
-  state: TicketState;
-  boundary: number | null;
-  matched: number;
-  tiers: { dram: number; ssd: number };
-}
-
 export class CacheService {
-  private readonly tickets = new Map<number, Ticket>();
+  private readonly tickets = new Map<number, OpenTicket>();
   private readonly agreement = new RankAgreement();
   private readonly idleSlots: TicketSlot[] = [];
   /** Ticket actors alive (serving or idle in the pool), for the status and the bench. */
@@ -90,10 +59,24 @@ export class CacheService {
   private readonly keyMemo = new KeyMemo();
   /** Every ticket actor's deadlines and lease expiries: one heap behind one Node timer (bounded: one per actor). */
   readonly clock: TicketClock;
+  /** What the tickets tell the service (one object for all of them). */
+  private readonly ticketHost: TicketHost;
 
   constructor(readonly cache: BlockCache, private readonly options: ServiceOptions, private readonly metrics: RuntimeMetrics | null, private readonly logger: Logger) {
     this.records = new RequestRing(options.records);
     this.clock = new TicketClock({ capacity: Math.max(1, options.maxTickets) + TICKET_POOL });
+    this.ticketHost = {
+      cache,
+      answered: (ticket, latencyUs) => {
+        if (ticket.state === 'timedOut' || ticket.state === 'cancelled') this.agreement.leave(ticket.request, ticket.rank);
+        this.observe(ticket.record, ticket.state, latencyUs);
+      },
+      ended: (ticket) => {
+        this.tickets.delete(ticket.id);
+        ticket.session.tickets.delete(ticket.id);
+        this.recycle(ticket);
+      },
+    };
     void cache.ssd?.preallocation.then((p) => {
       const usable = cache.ssd!.pool.usable;
       if (p.error) logger.warn('ssd-preallocated', { ...p, usableSlots: usable, slots: cache.ssd!.slots });
@@ -119,78 +102,19 @@ export class CacheService {
     const id = this.nextTicket++;
     const record: HeldRecord = { ticket: id, request: req.request, rank: req.rank, session: session.id, atMs: Date.now(), namespace: ns, blocks: keys.length, matched: 0, boundary: null, state: 'pending', tiers: { dram: 0, ssd: 0 }, firstMiss: null, latencyUs: null };
     this.records.push(record);
-    let stopListening: (() => void) | null = null;
-    // Made only for a ticket that did not settle while it opened (the common solo ticket has no promise).
-    let resolveReply: ((reply: LookupReply) => void) | null = null;
-    let answered: LookupReply | null = null;
-    const ticket: Ticket = {
-      id,
-      session,
-      keys,
-      leased: [],
-      rank: req.rank,
-      request: req.request,
-      slot: null,
-      state: 'pending',
-      boundary: null,
-      record,
-      tiers: { dram: 0, ssd: 0 },
-      matched: 0,
-      send: (event) => {
-        const slot = ticket.slot;
-        if (slot !== null && slot.ticket === ticket) slot.actor.send(event);
-      },
-      observe: (state, boundary) => {
-        ticket.state = state;
-        ticket.boundary = boundary;
-        record.state = state;
-        if (state !== 'pending' && answered === null) {
-          stopListening?.();
-          stopListening = null;
-          record.boundary = boundary;
-          const latency = (performance.now() - started) * 1e3;
-          record.latencyUs = Math.round(latency);
-          if (boundary !== null && boundary < ticket.matched) record.firstMiss = { block: boundary, reason: 'beyond-boundary' };
-          if (state === 'timedOut' || state === 'cancelled') {
-            record.firstMiss = { block: ticket.matched, reason: state === 'timedOut' ? 'timed-out' : 'cancelled' };
-            this.agreement.leave(req.request, req.rank);
-          }
-          this.observe(record, state, latency);
-          answered = { ticket: id, state, boundary, matched: ticket.matched, tiers: ticket.tiers };
-          resolveReply?.(answered);
-        }
-        if (state === 'expired' && record.firstMiss === null) record.firstMiss = { block: 0, reason: 'lease-expired' };
-        if (ENDED.has(state)) {
-          this.tickets.delete(id);
-          session.tickets.delete(id);
-          this.recycle(ticket);
-        }
-      },
-    };
-    const effects = {
-      trim: (boundary: number) => {
-        // A single rank's boundary is its own match: nothing beyond it is leased, nothing to copy.
-        if (boundary >= ticket.leased.length) return;
-        this.cache.unpin(ticket.leased.slice(boundary));
-        ticket.leased = ticket.leased.slice(0, boundary);
-      },
-      releaseAll: () => {
-        this.cache.unpin(ticket.leased);
-        ticket.leased = [];
-      },
-    };
+    const ticket = new OpenTicket(id, session, keys, req.rank, req.request, record, started, this.ticketHost);
     // A single rank whose match is settled now, with no other ticket of its request waiting:
     // its boundary is its own match, exactly what joining and reporting would agree on.
     const first = this.cache.probe(keys);
     const solo = req.worldSize === 1 && !first.pending && !this.agreement.has(req.request);
-    const problem = solo ? null : this.agreement.join(req.request, req.rank, req.worldSize, { agreed: (b) => ticket.send({ type: 'AGREED', boundary: b }), defer: () => ticket.send({ type: 'DEFER' }) });
+    const problem = solo ? null : this.agreement.join(req.request, req.rank, req.worldSize, ticket);
     if (problem) {
       // In the history as refused: it never becomes a ticket, so it must not stay "pending".
       record.state = 'refused';
       throw new RequestError(problem, `request '${req.request}' rank ${req.rank}: ${problem}`);
     }
     this.tickets.set(id, ticket);
-    session.tickets.set(id, { cancel: () => ticket.send({ type: 'CANCEL' }) });
+    session.tickets.set(id, ticket);
     const slot = this.idleSlots.pop() ?? this.newSlot();
     slot.ticket = ticket;
     ticket.slot = slot;
@@ -206,54 +130,57 @@ export class CacheService {
     };
     if (solo) {
       take(first);
-      slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs, agreed: first.matched });
-      return answered ?? new Promise<LookupReply>((resolve) => (resolveReply = resolve));
+      slot.actor.send({ type: 'OPEN', deadlineMs: req.deadlineMs, agreed: first.matched });
+      return ticket.reply();
     }
-    slot.actor.send({ type: 'OPEN', effects, deadlineMs: req.deadlineMs, leaseMs: this.options.leaseMs });
+    slot.actor.send({ type: 'OPEN', deadlineMs: req.deadlineMs });
     const evaluate = () => {
       if (ticket.state !== 'pending') return;
       const probe = this.cache.probe(keys);
       if (probe.pending) {
         // Woken only when the block it waits on settles, not on every save's.
-        stopListening?.();
-        stopListening = this.cache.onSettled(keys[probe.firstMiss!.block]!, evaluate);
+        ticket.stopListening?.();
+        ticket.stopListening = this.cache.onSettled(keys[probe.firstMiss!.block]!, evaluate);
         return;
       }
-      stopListening?.();
-      stopListening = null;
+      ticket.stopListening?.();
+      ticket.stopListening = null;
       take(probe);
       this.agreement.report(req.request, req.rank, probe.matched);
     };
     evaluate();
-    return answered ?? new Promise<LookupReply>((resolve) => (resolveReply = resolve));
+    return ticket.reply();
   }
 
   /**
-   * A running ticket actor (idle) from the pool, or a new one. Each actor is subscribed once
-   * and hands its snapshots to whichever ticket it serves now.
+   * A running ticket actor (idle) from the pool, or a new one. Each actor is subscribed once and
+   * hands its snapshots to whichever ticket it serves now; its effects act on that ticket.
    */
   private newSlot(): TicketSlot {
-    const actor = createActor(lookupTicketMachine, { clock: this.clock });
-    const slot: TicketSlot = { actor, ticket: null };
-    actor.subscribe({
-      next: (snap) => slot.ticket?.observe(snap.value as TicketState, snap.context.boundary),
+    const slot = { ticket: null } as { ticket: OpenTicket | null } as TicketSlot;
+    const effects: TicketEffects = {
+      settle: (boundary) => slot.ticket?.settle(boundary),
+      releaseAll: () => slot.ticket?.releaseAll(),
+    };
+    slot.actor = createActor(lookupTicketMachine, { clock: this.clock, input: { effects, leaseMs: this.options.leaseMs } });
+    slot.actor.subscribe({
+      next: (snap) => slot.ticket?.observe(snap.value as TicketState),
       // An effect that threw stops the actor: the ticket ends with its leases given back, and
       // the actor is not reused.
       error: () => {
         const t = slot.ticket;
         if (!t) return;
-        this.cache.unpin(t.leased);
-        t.leased = [];
-        t.observe('cancelled', null);
+        t.releaseAll();
+        t.observe('cancelled');
       },
     });
-    actor.start();
+    slot.actor.start();
     this.xstate.actors++;
     return slot;
   }
 
   /** The ticket has ended: its actor waits for the next OPEN (kept only up to the pool's bound). */
-  private recycle(ticket: Ticket): void {
+  private recycle(ticket: OpenTicket): void {
     const slot = ticket.slot;
     if (slot === null || slot.ticket !== ticket) return;
     slot.ticket = null;
@@ -275,13 +202,13 @@ export class CacheService {
 
   release(session: Session, id: number): TicketState {
     const t = this.owned(session, id);
-    t.send({ type: 'RELEASE' });
+    t.send(TICKET_EVENT.release);
     return t.state;
   }
 
   cancel(session: Session, id: number): TicketState {
     const t = this.owned(session, id);
-    t.send({ type: 'CANCEL' });
+    t.send(TICKET_EVENT.cancel);
     return t.state;
   }
 
@@ -341,7 +268,7 @@ export class CacheService {
     if (req.pages.length > boundary) throw new RequestError('beyond-boundary', `${req.pages.length} pages for a ticket whose boundary is ${boundary}`);
     const bad = req.pages.findIndex((p) => p >= pages.pages);
     if (bad >= 0) throw new RequestError('bad-page', `pages[${bad}] = ${req.pages[bad]} is beyond the ${pages.pages} registered pages`);
-    t.send({ type: 'CONSUME' });
+    t.send(TICKET_EVENT.consume);
     const keys = t.keys.slice(0, req.pages.length);
     let cancelled = false;
     // Blocks whose DRAM slot this restore holds busy between its read and its copy.
@@ -422,7 +349,7 @@ export class CacheService {
         session.cancels.delete(cancel);
         for (const k of busy) this.cache.idle(k);
         busy.clear();
-        t.send({ type: 'CONSUMED' });
+        t.send(TICKET_EVENT.consumed);
         const blocks = keys.map((_, i) => s.context.results[i] ?? 'cancelled');
         if (this.metrics) countOutcomes(this.metrics.restores, blocks);
         resolve({ state: s.value as string, blocks });
@@ -436,7 +363,7 @@ export class CacheService {
     }
   }
 
-  private owned(session: Session, id: number): Ticket {
+  private owned(session: Session, id: number): OpenTicket {
     const t = this.tickets.get(id);
     if (!t || t.session !== session) throw new RequestError('unknown-ticket', `no open ticket ${id} in this session`);
     return t;

@@ -1,0 +1,130 @@
+/**
+ * One lookup ticket while it is open: its keys and leases, its record in the history, and the
+ * pooled ticket actor that serves it. The actor decides (its states and `after` deadlines); this
+ * object carries what the actor's effects act on and turns its snapshots into the reply.
+ *
+ * A class rather than closures per ticket: a lookup allocates this object and its record, and
+ * the session's cancel, the rank agreement's callbacks and the actor's effects are its methods.
+ */
+import type { ActorRefFrom } from 'xstate';
+import type { BlockCache } from '../catalog/index.js';
+import { TICKET_FINAL, type RankMember, type TicketEvent, type TicketState, type lookupTicketMachine } from '../lifecycles/index.js';
+import type { HeldRecord } from '../records/index.js';
+import type { Session, SessionTicket } from '../session/index.js';
+
+export interface LookupReply {
+  ticket: number;
+  state: TicketState;
+  boundary: number | null;
+  matched: number;
+  tiers: { dram: number; ssd: number };
+}
+
+/** A running ticket actor of the pool and the ticket it serves now (null while idle). */
+export interface TicketSlot {
+  actor: ActorRefFrom<typeof lookupTicketMachine>;
+  ticket: OpenTicket | null;
+}
+
+/** What a ticket tells the service: when it is answered (leaves pending) and when it has ended. */
+export interface TicketHost {
+  readonly cache: BlockCache;
+  answered(ticket: OpenTicket, latencyUs: number): void;
+  ended(ticket: OpenTicket): void;
+}
+
+const ENDED: ReadonlySet<string> = new Set(TICKET_FINAL);
+/** The events without fields, one object each for every ticket. */
+export const TICKET_EVENT = {
+  defer: { type: 'DEFER' },
+  cancel: { type: 'CANCEL' },
+  release: { type: 'RELEASE' },
+  consume: { type: 'CONSUME' },
+  consumed: { type: 'CONSUMED' },
+} as const satisfies Record<string, TicketEvent>;
+
+export class OpenTicket implements SessionTicket, RankMember {
+  leased: string[] = [];
+  state: TicketState = 'pending';
+  /** The agreed boundary once ready (0 for a miss; null while pending, or if it never agreed). */
+  boundary: number | null = null;
+  matched = 0;
+  tiers = { dram: 0, ssd: 0 };
+  /** The actor serving this ticket while it is open (null once it has ended). */
+  slot: TicketSlot | null = null;
+  /** Set once the ticket leaves pending. */
+  answer: LookupReply | null = null;
+  /** Made only for a ticket that did not settle while it opened (the common solo ticket has no promise). */
+  private resolveReply: ((reply: LookupReply) => void) | null = null;
+  /** Stops waiting for the block a pending ticket waits on (a ranked or unsettled lookup). */
+  stopListening: (() => void) | null = null;
+
+  constructor(
+    readonly id: number,
+    readonly session: Session,
+    readonly keys: string[],
+    readonly rank: number,
+    readonly request: string,
+    readonly record: HeldRecord,
+    private readonly started: number,
+    private readonly host: TicketHost,
+  ) {}
+
+  /** Sends to the ticket's actor while it still serves this ticket (a late event is dropped). */
+  send(event: TicketEvent): void {
+    const slot = this.slot;
+    if (slot !== null && slot.ticket === this) slot.actor.send(event);
+  }
+
+  /** The reply now if the ticket has left pending, else a promise of it. */
+  reply(): LookupReply | Promise<LookupReply> {
+    return this.answer ?? new Promise<LookupReply>((resolve) => (this.resolveReply = resolve));
+  }
+
+  // The session closing, and the rank agreement.
+  cancel(): void {
+    this.send(TICKET_EVENT.cancel);
+  }
+  agreed(boundary: number): void {
+    this.send({ type: 'AGREED', boundary });
+  }
+  defer(): void {
+    this.send(TICKET_EVENT.defer);
+  }
+
+  // The actor's effects.
+  settle(boundary: number): void {
+    this.boundary = boundary;
+    // A single rank's boundary is its own match: nothing beyond it is leased, nothing to give back.
+    if (boundary >= this.leased.length) return;
+    this.host.cache.unpin(this.leased.slice(boundary));
+    this.leased = this.leased.slice(0, boundary);
+  }
+  releaseAll(): void {
+    this.host.cache.unpin(this.leased);
+    this.leased = [];
+  }
+
+  /** Each snapshot of the actor while it serves this ticket. */
+  observe(state: TicketState): void {
+    this.state = state;
+    if (state === 'miss') this.boundary = 0;
+    const record = this.record;
+    record.state = state;
+    if (state !== 'pending' && this.answer === null) {
+      this.stopListening?.();
+      this.stopListening = null;
+      const boundary = this.boundary;
+      record.boundary = boundary;
+      const latency = (performance.now() - this.started) * 1e3;
+      record.latencyUs = Math.round(latency);
+      if (boundary !== null && boundary < this.matched) record.firstMiss = { block: boundary, reason: 'beyond-boundary' };
+      if (state === 'timedOut' || state === 'cancelled') record.firstMiss = { block: this.matched, reason: state === 'timedOut' ? 'timed-out' : 'cancelled' };
+      this.answer = { ticket: this.id, state, boundary, matched: this.matched, tiers: this.tiers };
+      this.host.answered(this, latency);
+      this.resolveReply?.(this.answer);
+    }
+    if (state === 'expired' && record.firstMiss === null) record.firstMiss = { block: 0, reason: 'lease-expired' };
+    if (ENDED.has(state)) this.host.ended(this);
+  }
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { ManagerClient, OPCODE, RELEASE_BYTES, decodeReleaseRequest, encodeFrame, encodeReleaseRequest } from '../../engine/runtime/index.js';
+import { NS, acceptedProfile, blockBytes, engineClient, lookupBody, pageFile, startManager, type ManagerProcess } from './support.js';
+
+const BLOCK = 64 * 1024;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('runtime: the binary RELEASE (protocol 4)', function () {
+  this.timeout(60_000);
+
+  describe('the layout', () => {
+    it('a ticket encodes as two u32 words, low first, and decodes to itself', () => {
+      for (const t of [0, 1, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 7, Number.MAX_SAFE_INTEGER]) {
+        const b = encodeReleaseRequest(t);
+        assert.equal(b.length, RELEASE_BYTES);
+        assert.equal(b.readUInt32LE(0) + b.readUInt32LE(4) * 2 ** 32, t);
+        assert.equal(decodeReleaseRequest(b), t);
+      }
+      assert.throws(() => encodeReleaseRequest(-1), RangeError);
+      assert.throws(() => encodeReleaseRequest(1.5), RangeError);
+    });
+
+    it('refuses a payload of any other length, or a ticket past 2^53', () => {
+      for (const n of [0, 7, 9, 16]) assert.match((decodeReleaseRequest(Buffer.alloc(n)) as { problem: string }).problem, new RegExp(`^${n} bytes`));
+      const far = Buffer.alloc(8);
+      far.writeUInt32LE(0x20_0000, 4);
+      assert.match((decodeReleaseRequest(far) as { problem: string }).problem, /2\^53/);
+    });
+  });
+
+  describe('against a real Manager', () => {
+    let m: ManagerProcess;
+    before(async () => {
+      m = await startManager(['--dram', '1m', '--block-size', '64k', '--lease-ms', '60000']);
+    });
+    after(async () => {
+      if (m.child.exitCode === null) await m.stop();
+    });
+
+    it('releases a ready ticket without a reply: its leases go, and a restore or a second release of it is refused', async () => {
+      const pages = pageFile(4, BLOCK);
+      for (let i = 0; i < 2; i++) pages.write(i, blockBytes(`rel${i}`, BLOCK));
+      const c = await engineClient(m, pages, 4, BLOCK);
+      assert.deepEqual((await c.request(OPCODE.save, { namespace: NS, hashes: ['rel0', 'rel1'], pages: [0, 1] })).body.blocks, ['stored', 'stored']);
+      const ready = await c.lookup(lookupBody(['rel0', 'rel1'], { request: 'rb-ready' }));
+      assert.deepEqual([ready.body.state, ready.body.boundary], ['ready', 2]);
+      const ticket = ready.body.ticket as number;
+      const pinned = async () => ((await c.request(OPCODE.status, {})).body.tiers as { pinned: number }).pinned;
+      const inFlight = async () => ((await c.request(OPCODE.status, {})).body.inFlight as { tickets: number }).tickets;
+      assert.equal(await pinned(), 2, 'the ready ticket leases its two blocks');
+      c.release(ticket);
+      // Frames are served in order: the status after it sees the release carried out.
+      assert.equal(await pinned(), 0, 'the release gave its leases back');
+      assert.equal(await inFlight(), 0);
+      assert.equal(c.unsolicited.length, 0, 'a release carried out is not answered');
+      const restore = await c.request(OPCODE.restore, { ticket, pages: [2] });
+      assert.deepEqual([restore.opcode, restore.body.reason], [OPCODE.error, 'unknown-ticket']);
+      // A second release: refused with ERROR OKV7107 under its own request id; the connection stays open.
+      const id = c.release(ticket);
+      assert.equal((await c.request(OPCODE.echo, { after: 'release' })).opcode, OPCODE.echoed);
+      assert.equal(c.unsolicited.length, 1, JSON.stringify(c.unsolicited));
+      const refused = c.unsolicited[0]!;
+      assert.deepEqual([refused.opcode, refused.requestId, refused.body.code, refused.body.reason], [OPCODE.error, id, 'OKV7107', 'unknown-ticket']);
+      await c.close();
+    });
+
+    it('a pending ticket is not released (RELEASE ends a ready ticket only): it still agrees with its other rank', async () => {
+      const c = await ManagerClient.connect(m.socket);
+      await c.hello(acceptedProfile());
+      const first = c.lookup(lookupBody(['absent'], { request: 'rb-pending', rank: 0, worldSize: 2 }));
+      for (let i = 0; i < 100 && c.notices.size === 0; i++) await sleep(10);
+      const pending = [...c.notices.values()][0]!.ticket as number;
+      c.release(pending);
+      const second = await c.lookup(lookupBody(['absent'], { request: 'rb-pending', rank: 1, worldSize: 2 }));
+      assert.deepEqual([(await first).body.state, second.body.state], ['miss', 'miss']);
+      assert.equal(c.unsolicited.length, 0, JSON.stringify(c.unsolicited));
+      await c.close();
+    });
+
+    for (const [name, payload] of [['7 bytes', Buffer.alloc(7)], ['9 bytes', Buffer.alloc(9)], ['JSON', Buffer.from('{"ticket":1}')]] as const) {
+      it(`a binary release of ${name} gets OKV7151 and closes that connection only`, async () => {
+        const good = await ManagerClient.connect(m.socket);
+        await good.hello(acceptedProfile());
+        const bad = await ManagerClient.connect(m.socket);
+        await bad.hello(acceptedProfile());
+        const reply = await bad.requestBytes(OPCODE.releaseBinary, payload);
+        assert.equal(reply.opcode, OPCODE.error);
+        assert.equal(reply.body.code, 'OKV7151', JSON.stringify(reply.body));
+        await bad.whenClosed();
+        assert.equal((await good.request(OPCODE.echo, { still: 'open' })).opcode, OPCODE.echoed);
+        await good.close();
+      });
+    }
+
+    it('before the handshake it is refused like any request (OKV7106)', async () => {
+      const c = await ManagerClient.connect(m.socket);
+      c.raw(encodeFrame(OPCODE.releaseBinary, 1, encodeReleaseRequest(1)));
+      await c.whenClosed();
+      assert.equal(c.unsolicited[0]?.body.code, 'OKV7106', JSON.stringify(c.unsolicited));
+    });
+  });
+});
