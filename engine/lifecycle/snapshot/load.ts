@@ -4,8 +4,7 @@ import type { Diagnostic } from '../../diagnostics/index.js';
 import { type LedgerFiles, scanLedgerFile } from '../ledger/file.js';
 import { loadTrust } from '../ledger/trust.js';
 import { type FoldState, LedgerFolder, initialFold } from '../fold/fold.js';
-import { openCachedSnapshot, registryFingerprint, storeCachedFold } from './store.js';
-import { extendedPrefix } from './prefix.js';
+import { loadCachedSnapshot, registryFingerprint, storeCachedFold } from './store.js';
 import { type Board, type RowMemo, boardFromFold } from '../board/board.js';
 
 /** Records past the snapshot that make the warm path rewrite it. */
@@ -20,8 +19,6 @@ export interface LoadFoldOptions {
   deferStore?: boolean;
   /** How a fold from the start checks hashes on a worker thread (`ReadOptions.parallelHashes`; default: from 8 MiB of ledger). */
   parallelHashes?: { minBytes?: number };
-  /** From how many bytes of ledger prefix a warm load hashes it on a worker thread (default `PARALLEL_PREFIX_MIN_BYTES`). */
-  parallelPrefix?: { minBytes?: number };
 }
 
 export interface LoadedFold {
@@ -35,7 +32,7 @@ export interface LoadedFold {
   storeDue: boolean;
   /** The registry fingerprint the snapshot is keyed by (with a cache folder): computed once, for the rewrite. */
   fingerprint?: string;
-  /** sha256 of the ledger bytes the fold covers, when the snapshot is due a rewrite (`storeDue`): its proof. */
+  /** sha256 of the ledger bytes the fold covers (with a cache folder and a clean ledger): the snapshot's proof. */
   prefix?: string;
   /** The trusted signers' fingerprint the ledger was checked under. */
   trust: string;
@@ -54,30 +51,25 @@ export function loadFold(registry: Registry, files: LedgerFiles, options: LoadFo
   const fingerprint = cacheDir !== undefined && until === undefined ? registryFingerprint(registry) : undefined;
   const warnings: Diagnostic[] = [];
   if (cacheDir !== undefined && fingerprint !== undefined) {
-    // Resumed only from a position the snapshot proves: its seal holds and the ledger's bytes before
-    // it hash as they did. They are hashed meanwhile (`prefix.ts`); nothing folded from the snapshot
-    // leaves here before that digest is compared.
-    const opened = trust.diagnostics.length ? undefined : openCachedSnapshot(cacheDir, files, registry, fingerprint, trust.fingerprint, options.parallelPrefix?.minBytes);
+    // Resumed only from a position the snapshot proves: its seal holds and the ledger's bytes before it hash as they did.
+    const cached = trust.diagnostics.length ? undefined : loadCachedSnapshot(cacheDir, files, registry, fingerprint, trust.fingerprint);
     // The tail's scan ends where a cold one would (the prefix is the one verified before) and checks
     // the head there with the cold scan's own `checkHead`: one rule, one piece of code.
-    if (opened) {
-      const { state, rows } = opened.snapshot;
+    if (cached) {
+      const state = cached.state;
       const folder = new LedgerFolder(registry, state, { trace: false });
-      // The tail's own digest: a rewritten snapshot's proof is taken over the bytes this scan verified.
-      const tail = createHash('sha256');
-      const scan = scanLedgerFile(files, { from: state.position, trust, digest: tail }, (record) => folder.push(record));
+      const digest = cached.digest;
+      const scan = scanLedgerFile(files, { from: state.position, trust, digest }, (record) => folder.push(record));
       folder.finish();
-      if (opened.proof.digest() === opened.prefix) {
-        state.position = scan.end;
-        if (rows) for (const id of folder.moved()) rows.delete(id);
-        const clean = scan.diagnostics.length === 0;
-        // Rewriting the snapshot costs more than re-folding a short tail: rewrite once the tail is long.
-        const prefix = clean && (scan.count >= REWRITE_AFTER || !rows) ? extendedPrefix(files, opened.offset, opened.prefix, scan.end.offset, tail.digest('hex')) : undefined;
-        const storeDue = prefix !== undefined;
-        if (storeDue && !options.deferStore) warnings.push(...storeCachedFold(cacheDir, files, registry, state, prefix, fingerprint, undefined, trust.fingerprint));
-        return { state, diagnostics: scan.diagnostics, fromCache: true, ...(rows ? { rows } : {}), storeDue, fingerprint, ...(prefix ? { prefix } : {}), trust: trust.fingerprint, warnings };
-      }
-      // The prefix changed under the snapshot: the fold starts over below, and names the bad line.
+      state.position = scan.end;
+      const rows = cached.rows;
+      if (rows) for (const id of folder.moved()) rows.delete(id);
+      const clean = scan.diagnostics.length === 0;
+      const prefix = clean ? digest.digest('hex') : undefined;
+      // Rewriting the snapshot costs more than re-folding a short tail: rewrite once the tail is long.
+      const storeDue = clean && (scan.count >= REWRITE_AFTER || !rows);
+      if (storeDue && !options.deferStore) warnings.push(...storeCachedFold(cacheDir, files, registry, state, prefix!, fingerprint, undefined, trust.fingerprint));
+      return { state, diagnostics: scan.diagnostics, fromCache: true, ...(rows ? { rows } : {}), storeDue, fingerprint, ...(prefix ? { prefix } : {}), trust: trust.fingerprint, warnings };
     }
   }
   // The records stream from the reader into the fold: none is kept. A worker thread checks the

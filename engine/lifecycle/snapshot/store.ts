@@ -1,12 +1,12 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, createHmac, randomBytes, timingSafeEqual, type Hash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RowCore, RowMemo } from '../board/board.js';
 import type { Registry } from '../../registry/index.js';
 import { sha256 } from '../ledger/canonical.js';
 import type { LedgerFiles } from '../ledger/file.js';
-import { type PrefixCheck, startPrefixCheck } from './prefix.js';
+import { openRegular } from '../ledger/regular.js';
 import { type Diagnostic, diagnose } from '../../diagnostics/index.js';
 import { type ContractFold, type FoldState } from '../fold/fold.js';
 import { machinesDefinitionHash, worldOf } from '../fold/world.js';
@@ -75,8 +75,6 @@ export function lifecycleCodeHash(): string {
 }
 
 interface CacheFile {
-  /** `state.position.offset`, first: the prefix hash starts before the body is decoded. */
-  offset: number;
   machines: string;
   code: string;
   registry: string;
@@ -156,45 +154,13 @@ export function loadCachedFold(dir: string, files: LedgerFiles, registry: Regist
  * snapshot is read only when its seal (an HMAC under this cache folder's private key) matches,
  * so a hand-edited state is never shown; and only resumed when the ledger's bytes before its
  * position hash to the digest it was made from, so an edit, swap or removal anywhere in the prefix
- * (mtime put back or not) sends the fold back to the start, which names the bad line.
+ * (mtime put back or not) sends the fold back to the start, which names the bad line. `digest`
+ * comes back holding the hash of that prefix, ready to be continued over the tail.
  */
-export function loadCachedSnapshot(dir: string, files: LedgerFiles, registry: Registry, fingerprint = registryFingerprint(registry), trust = ''): CachedSnapshot | undefined {
-  const opened = openCachedSnapshot(dir, files, registry, fingerprint, trust);
-  return opened && opened.proof.digest() === opened.prefix ? opened.snapshot : undefined;
-}
-
-/** A snapshot whose seal and keys hold, with the hash of the ledger prefix it covers under way. */
-export interface OpenedSnapshot {
-  snapshot: CachedSnapshot;
-  /** sha256 (hex) of the ledger's first `offset` bytes when the snapshot was made. */
-  prefix: string;
-  offset: number;
-  /**
-   * The same bytes hashed now. The snapshot may be used only once `proof.digest()` equals
-   * `prefix`: ask before anything derived from it is shown or stored.
-   */
-  proof: PrefixCheck;
-}
-
-/** The sealed body starts `{"offset":N,`: read before the body is decoded, so the prefix hash starts first. */
-const OFFSET_HEAD = /^\{"offset":(\d{1,15}),/;
-
-/**
- * `loadCachedSnapshot` in two halves: the snapshot decoded, with the hash of the ledger prefix it
- * was made from started first (on a worker thread for a large prefix, `prefix.ts`) and left to the
- * caller to await, so the hashing overlaps the decoding and the tail's fold.
- */
-export function openCachedSnapshot(dir: string, files: LedgerFiles, registry: Registry, fingerprint = registryFingerprint(registry), trust = '', minParallelBytes?: number): OpenedSnapshot | undefined {
+export function loadCachedSnapshot(dir: string, files: LedgerFiles, registry: Registry, fingerprint = registryFingerprint(registry), trust = ''): (CachedSnapshot & { digest: Hash }) | undefined {
   const file = cacheFile(dir, files);
   if (!existsSync(file)) return undefined;
   let cached: CacheFile;
-  let proof: PrefixCheck | undefined;
-  // A worker started for a snapshot that is then refused is waited for: its descriptor is closed only once it has answered.
-  const refused = (): undefined => {
-    proof?.digest();
-    return undefined;
-  };
-  let offset: number;
   try {
     const key = cacheKey(dir, false);
     if (!key) return undefined;
@@ -206,21 +172,41 @@ export function openCachedSnapshot(dir: string, files: LedgerFiles, registry: Re
     const body = bytes.subarray(nl + 1);
     const expected = createHmac('sha256', key).update(body).digest();
     if (seal.length !== expected.length || !timingSafeEqual(seal, expected)) return undefined; // Edited, torn or sealed under another key.
-    const head = OFFSET_HEAD.exec(body.toString('latin1', 0, 32));
-    if (!head) return undefined;
-    offset = Number(head[1]);
-    proof = startPrefixCheck(files, offset, minParallelBytes);
     cached = JSON.parse(body.toString('utf8')) as CacheFile;
   } catch {
-    return refused(); // A torn cache write: fold from the start and rewrite it.
+    return undefined; // A torn cache write: fold from the start and rewrite it.
   }
-  if (cached.machines !== machinesDefinitionHash() || cached.code !== lifecycleCodeHash() || cached.registry !== fingerprint || cached.ledger !== resolve(files.ledger) || cached.trust !== trust) return refused();
-  if (cached.offset !== offset || cached.state?.position?.offset !== offset || typeof cached.prefix !== 'string') return refused();
+  if (cached.machines !== machinesDefinitionHash() || cached.code !== lifecycleCodeHash() || cached.registry !== fingerprint || cached.ledger !== resolve(files.ledger) || cached.trust !== trust) return undefined;
   try {
-    const snapshot = decodeSnapshot(cached, registry);
-    return snapshot ? { snapshot, prefix: cached.prefix, offset, proof } : refused();
+    const offset = cached.state.position.offset;
+    if (!Number.isSafeInteger(offset) || offset < 0) return undefined;
+    const digest = prefixDigest(files, offset);
+    if (!digest || digest.copy().digest('hex') !== cached.prefix) return undefined;
+    const decoded = decodeSnapshot(cached, registry);
+    return decoded && { ...decoded, digest };
   } catch {
-    return refused(); // A body that does not decode: the cache is disposable, fold from the start.
+    return undefined; // A body that does not decode: the cache is disposable, fold from the start.
+  }
+}
+
+/** The sha256 state over the ledger's first `offset` bytes; undefined when it is not a regular file that long. */
+function prefixDigest(files: LedgerFiles, offset: number): Hash | undefined {
+  const hash = createHash('sha256');
+  if (offset === 0) return hash;
+  const opened = openRegular(files.ledger);
+  if (!('fd' in opened)) return undefined;
+  try {
+    if (opened.size < offset) return undefined;
+    const chunk = Buffer.allocUnsafe(Math.min(offset, 4 << 20));
+    for (let at = 0; at < offset; ) {
+      const n = readSync(opened.fd, chunk, 0, Math.min(chunk.length, offset - at), at);
+      if (n === 0) return undefined;
+      hash.update(n === chunk.length ? chunk : chunk.subarray(0, n));
+      at += n;
+    }
+    return hash;
+  } finally {
+    closeSync(opened.fd);
   }
 }
 
@@ -313,7 +299,7 @@ function writeSnapshot(dir: string, files: LedgerFiles, registry: Registry, stat
     const { id: _id, kind: _kind, title: _title, ...row } = core.row;
     return [id, { ...core, row }];
   })) : undefined;
-  const body: CacheFile = { offset: state.position.offset, machines: machinesDefinitionHash(), code: lifecycleCodeHash(), registry: fingerprint, ledger: resolve(files.ledger), trust, prefix, state: { ...state, contracts }, results, ...(stored ? { rows: stored as Record<string, RowCore> } : {}) };
+  const body: CacheFile = { machines: machinesDefinitionHash(), code: lifecycleCodeHash(), registry: fingerprint, ledger: resolve(files.ledger), trust, prefix, state: { ...state, contracts }, results, ...(stored ? { rows: stored as Record<string, RowCore> } : {}) };
   const text = JSON.stringify(body);
   const file = cacheFile(dir, files);
   const tmp = `${file}.${process.pid}.tmp`;
