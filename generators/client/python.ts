@@ -643,11 +643,7 @@ class Client:
             self._next_id += 1
             self._waiting[request_id] = reply
             sock = self._sock
-        try:
-            with self._send_lock:
-                sock.sendall(encode_frame(opcode, request_id, payload))
-        except OSError:
-            self._lost()
+        self._write(sock, opcode, request_id, payload)
         return reply
 
     def _call(self, name, body, timeout, reconnect=True):
@@ -791,6 +787,10 @@ class Client:
             request_id = self._next_id
             self._next_id += 1
             sock = self._sock
+        self._write(sock, opcode, request_id, payload)
+
+    def _write(self, sock, opcode, request_id, payload):
+        """Sends one frame; a socket that fails marks the connection lost (its waiters are told)."""
         try:
             with self._send_lock:
                 sock.sendall(encode_frame(opcode, request_id, payload))
