@@ -28,23 +28,20 @@
  * Lives in a subfolder so `npm run bench` (CPU-only, no fio) does not pick it up.
  */
 import { execFileSync } from 'node:child_process';
-import { constants, mkdirSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { constants, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
 import { allocAligned, openFile, openRing, type DirectFile, type IoRing } from '../../../native/index.js';
 import { printReport, type BenchResult } from '../report.js';
 import { mirroredRounds, type Rate } from './mirrored-rounds.js';
+import { benchFile, rounds, seconds } from './knobs.js';
 
 const MiB = 1024 * 1024;
-const dir = resolve(process.env['ORBITKV_BENCH_DIR'] ?? '.bench-tmp');
 const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
-const seconds = Number(process.env['ORBITKV_BENCH_SECONDS'] ?? 2);
-const ROUNDS = Number(process.env['ORBITKV_BENCH_ROUNDS'] ?? 3);
+const ROUNDS = rounds;
 const CONTROL = process.env['ORBITKV_BENCH_CONTROL'] !== '0';
 const REPEATS = Number(process.env['ORBITKV_BENCH_REPEATS'] ?? 2);
-mkdirSync(dir, { recursive: true });
-const path = join(dir, 'io-bench.bin');
+const path = benchFile('io-bench.bin');
 
 /**
  * fio with the io_uring engine, O_DIRECT, time-based; returns the job's read or write rate.
@@ -108,7 +105,7 @@ function driveCallbacks(depth: number, issue: (slot: number, n: number, done: (e
  * counted from /proc, then the FIFO is fed so every read returns. UV_THREADPOOL_SIZE=4 gives 4.
  */
 async function poolReadsInFlight(depth: number): Promise<number> {
-  const fifo = join(dir, 'io-bench.fifo');
+  const fifo = benchFile('io-bench.fifo');
   rmSync(fifo, { force: true });
   execFileSync('mkfifo', [fifo]);
   const handle = await open(fifo, constants.O_RDWR);

@@ -7,19 +7,16 @@
  * load average.
  * ORBITKV_NATIVE_INDEX names another checkout's native/index.ts, to compare builds in one run.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { benchFile, rounds, seconds } from './knobs.js';
 
 type Native = typeof import('../../../native/index.js');
 const native = (await import(process.env['ORBITKV_NATIVE_INDEX'] ? pathToFileURL(resolve(process.env['ORBITKV_NATIVE_INDEX'])).href : '../../../native/index.js')) as Native;
-const seconds = Number(process.env['ORBITKV_BENCH_SECONDS'] ?? 2);
-const rounds = Number(process.env['ORBITKV_BENCH_ROUNDS'] ?? 3);
-const dir = resolve(process.env['ORBITKV_BENCH_DIR'] ?? '.bench-tmp');
-mkdirSync(dir, { recursive: true });
-const path = join(dir, 'per-op-cost.bin');
+const path = benchFile('per-op-cost.bin');
 const size = 64 << 20;
 writeFileSync(path, randomBytes(size));
 const file = native.openFile(path, { direct: false });

@@ -13,17 +13,13 @@
  * The device is named by ORBITKV_BENCH_DEVICE (default: the disk under the bench file).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
 import { allocAligned, openFile, openRing } from '../../../native/index.js';
 import { mirroredOrder } from './mirrored-rounds.js';
+import { benchFile, rounds, seconds } from './knobs.js';
 
-const seconds = Number(process.env['ORBITKV_BENCH_SECONDS'] ?? 2);
-const rounds = Number(process.env['ORBITKV_BENCH_ROUNDS'] ?? 3);
-const dir = resolve(process.env['ORBITKV_BENCH_DIR'] ?? '.bench-tmp');
-mkdirSync(dir, { recursive: true });
-const path = join(dir, 'io-bench.bin');
+const path = benchFile('io-bench.bin');
 const size = 1 << 30;
 const depth = 64;
 

@@ -8,22 +8,19 @@
  * (default .bench-tmp/) io-bench.bin, 1 GiB, laid out by fio and removed afterwards.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mirroredRounds, type Rate } from './mirrored-rounds.js';
+import { benchFile, rounds, seconds } from './knobs.js';
 
 type Native = typeof import('../../../native/index.js');
 const other = process.env['ORBITKV_NATIVE_INDEX'];
 if (!other) throw new Error('ORBITKV_NATIVE_INDEX must name the other build: <checkout>/native/index.ts');
 const here = (await import('../../../native/index.js')) as Native;
 const there = (await import(pathToFileURL(resolve(other)).href)) as Native;
-const seconds = Number(process.env['ORBITKV_BENCH_SECONDS'] ?? 2);
-const rounds = Number(process.env['ORBITKV_BENCH_ROUNDS'] ?? 3);
-const dir = resolve(process.env['ORBITKV_BENCH_DIR'] ?? '.bench-tmp');
-mkdirSync(dir, { recursive: true });
-const path = join(dir, 'io-bench.bin');
+const path = benchFile('io-bench.bin');
 const size = 1 << 30;
 
 function fio(rw: 'write' | 'randread', bs: string, depth: number): Rate {
