@@ -198,19 +198,31 @@ def load_error():
 
 
 def preemption():
-    """Two requests outgrow the pool during decode: the later one is preempted, then resumes from its saved blocks."""
+    """Two requests outgrow the pool during decode: the one admitted later is preempted, then resumes from its saved blocks.
+
+    Which of the two is admitted first is not fixed: a lookup whose reply has not arrived when
+    the scheduler polls it answers None and its request waits a step (vLLM's contract), so the
+    scenario reports the admission order and replays whichever was preempted."""
     engine = d.build(CONNECTOR, num_blocks=9, max_tokens_budget=512)
     engine.add_request(d.request("first", d.prompt("first", 3, tail=14), max_tokens=24))
     engine.add_request(d.request("second", d.prompt("second", 3, tail=14), max_tokens=24))
-    preempted = []
-    d.run(engine, on_step=lambda _n, out: preempted.extend(out[0].preempted_req_ids))
+    preempted, admitted = [], []
+
+    def on_step(_n, out):
+        preempted.extend(sorted(out[0].preempted_req_ids))
+        admitted.extend(r.req_id for r in out[0].scheduled_new_reqs if r.req_id not in admitted)
+
+    d.run(engine, on_step=on_step)
     restored_before_replay = d.half(engine, "worker").counters["restored_blocks"]
-    # Everything "second" computed, before and after its preemption, read back from the Manager:
-    # the model's read check compares every restored byte with what that prefix must hold.
-    tokens = d.prompt("second", 3, tail=14) + engine.scheduler.finished_outputs["second"]
-    engine.add_request(d.request("replay", tokens, max_tokens=1))
-    d.run(engine)
-    return _observed(engine, preempted=preempted, restored_before_replay=restored_before_replay)
+    victim = preempted[0] if preempted else None
+    if victim is not None:
+        # Everything the preempted request computed, before and after its preemption, read back
+        # from the Manager: the model's read check compares every restored byte with what that
+        # prefix must hold.
+        tokens = d.prompt(victim, 3, tail=14) + engine.scheduler.finished_outputs[victim]
+        engine.add_request(d.request("replay", tokens, max_tokens=1))
+        d.run(engine)
+    return _observed(engine, preempted=preempted, admitted=admitted, restored_before_replay=restored_before_replay)
 
 
 def multi():
