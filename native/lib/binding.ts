@@ -24,6 +24,8 @@ export interface RawIoBackend {
   close(): void;
   readonly inFlight: number;
   readonly depth: number;
+  /** io_uring only: kernel entries that submitted (how finely submissions reach the disk). */
+  readonly kernelSubmits?: number;
 }
 
 export type RawIoBackendClass = new (depth: number, onComplete: CompletionCallback, ids: Uint32Array, results: Float64Array) => RawIoBackend;

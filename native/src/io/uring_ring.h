@@ -29,10 +29,13 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   Napi::Value Close(const Napi::CallbackInfo& info);
   Napi::Value InFlight(const Napi::CallbackInfo& info);
   Napi::Value Depth(const Napi::CallbackInfo& info);
+  Napi::Value KernelSubmits(const Napi::CallbackInfo& info);
 
   void CheckOpen(Napi::Env env) const;
   void CheckFixed(Napi::Env env, const IoOp& op) const;
   Napi::Value SubmitAndReap(Napi::Env env, bool reap);
+  /** One submitting kernel entry for what is queued; the kernel's result (< 0: refused). */
+  int SubmitPending();
   io_uring_sqe* GetSqe(Napi::Env env);
   void Prep(io_uring_sqe* sqe, IoOp* op);
   void Track(Napi::Env env, OpPtr op);
@@ -49,6 +52,16 @@ class UringRing : public Napi::ObjectWrap<UringRing> {
   int eventFd_ = -1;
   uv_poll_t* poll_ = nullptr;
   bool refd_ = false;
+  // Most SQEs queueMany hands the kernel per entry. The kernel plugs the block queue for an
+  // entry that submits more than two (io_submit_state_start: need_plug = max_ios > 2), and
+  // the plugged reads reach the disk as one dispatch with one doorbell; submitted two at a
+  // time they go one by one, as fio's do (iodepth_batch_submit=1). Random 4 KiB reads at
+  // depth 64 on the dev VM's virtio disk (mq-deadline), queue-probe, 2026-12-03: 16 per entry
+  // 0.84-0.86 of fio at 225-236 µs per request in the device; 2 per entry 0.94-0.95 at
+  // 169-184 µs (fio 168-191 µs); 3 per entry 0.86-0.90 (plugged again); 1 per entry 0.90-0.99
+  // with more CPU per read. ring-ab against main's build, same 4 rounds: 1.07-1.09 of it.
+  static constexpr unsigned kUnpluggedRun = 2;
+  uint64_t kernelSubmits_ = 0;  // submitting kernel entries, for specs and probes
   bool deferTaskrun_ = false;  // IORING_SETUP_DEFER_TASKRUN took: completions wait for RunDeferred
   InflightTable inflight_;
   std::vector<iovec> registered_;
