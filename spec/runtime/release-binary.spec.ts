@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { ManagerClient, OPCODE, RELEASE_BYTES, decodeReleaseRequest, encodeFrame, encodeReleaseRequest } from '../../engine/runtime/index.js';
+import { releasesLast } from '../../engine/runtime/server/connection.js';
+import { encodeLookupRequest } from '../../engine/runtime/protocol/index.js';
 import { NS, acceptedProfile, blockBytes, engineClient, lookupBody, pageFile, startManager, type ManagerProcess } from './support.js';
 
 const BLOCK = 64 * 1024;
@@ -26,6 +28,31 @@ describe('runtime: the binary RELEASE (protocol 4)', function () {
       const far = Buffer.alloc(8);
       far.writeUInt32LE(0x20_0000, 4);
       assert.match((decodeReleaseRequest(far) as { problem: string }).problem, /2\^53/);
+    });
+  });
+
+  describe('the order a read\'s frames are served in', () => {
+    const f = (opcode: number, requestId: number) => ({ version: 4, opcode, requestId, payload: Buffer.alloc(0) });
+    const R = OPCODE.releaseBinary;
+    const L = OPCODE.lookupBinary;
+    const room = { hasRoom: () => true };
+    const ids = (frames: { requestId: number }[]) => frames.map((x) => x.requestId);
+
+    it('a release moves past the lookups after it, never past another frame', () => {
+      assert.deepEqual(ids(releasesLast([f(R, 1), f(L, 2)], room)), [2, 1]);
+      assert.deepEqual(ids(releasesLast([f(R, 1), f(R, 2), f(L, 3), f(L, 4)], room)), [3, 4, 1, 2]);
+      assert.deepEqual(ids(releasesLast([f(R, 1), f(L, 2), f(OPCODE.status, 3), f(L, 4)], room)), [2, 1, 3, 4], 'the status sees release 1 carried out');
+      assert.deepEqual(ids(releasesLast([f(R, 1), f(OPCODE.echo, 2), f(L, 3)], room)), [1, 2, 3]);
+      assert.deepEqual(ids(releasesLast([f(L, 1), f(R, 2)], room)), [1, 2]);
+      assert.deepEqual(ids(releasesLast([f(R, 1), f(OPCODE.lookup, 2)], room)), [2, 1], 'a JSON lookup too');
+    });
+
+    it('keeps the order when the ticket table has no room for the read\'s lookups without its releases', () => {
+      let asked = -1;
+      const full = { hasRoom: (n: number) => ((asked = n), false) };
+      const frames = [f(R, 1), f(L, 2), f(L, 3)];
+      assert.equal(releasesLast(frames, full), frames);
+      assert.equal(asked, 2, 'asked for room for both lookups');
     });
   });
 
@@ -62,6 +89,26 @@ describe('runtime: the binary RELEASE (protocol 4)', function () {
       assert.equal(c.unsolicited.length, 1, JSON.stringify(c.unsolicited));
       const refused = c.unsolicited[0]!;
       assert.deepEqual([refused.opcode, refused.requestId, refused.body.code, refused.body.reason], [OPCODE.error, id, 'OKV7107', 'unknown-ticket']);
+      await c.close();
+    });
+
+    it('a release and a lookup read together: both carried out, and a status after them sees both', async () => {
+      const pages = pageFile(4, BLOCK);
+      for (let i = 0; i < 2; i++) pages.write(i, blockBytes(`tog${i}`, BLOCK));
+      const c = await engineClient(m, pages, 4, BLOCK);
+      assert.deepEqual((await c.request(OPCODE.save, { namespace: NS, hashes: ['tog0', 'tog1'], pages: [0, 1] })).body.blocks, ['stored', 'stored']);
+      const first = await c.lookup(lookupBody(['tog0', 'tog1'], { request: 'tog-a' }));
+      assert.equal(first.body.state, 'ready');
+      // One write: RELEASE of the first ticket, a LOOKUP of the first block, then a STATUS.
+      c.raw(Buffer.concat([
+        encodeFrame(OPCODE.releaseBinary, 9001, encodeReleaseRequest(first.body.ticket as number)),
+        encodeFrame(OPCODE.lookupBinary, 9002, encodeLookupRequest(lookupBody(['tog0'], { request: 'tog-b' }))),
+        encodeFrame(OPCODE.status, 9003, Buffer.from('{}')),
+      ]));
+      for (let i = 0; i < 200 && c.unsolicited.length < 2; i++) await sleep(5);
+      assert.deepEqual(c.unsolicited.map((r) => [r.requestId, r.opcode]), [[9002, OPCODE.lookupBinaryResult], [9003, OPCODE.statusResult]]);
+      const status = c.unsolicited[1]!.body as { tiers: { pinned: number }; inFlight: { tickets: number } };
+      assert.deepEqual([status.tiers.pinned, status.inFlight.tickets], [1, 1], 'the first ticket released, the second holding its one block');
       await c.close();
     });
 

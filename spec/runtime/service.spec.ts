@@ -126,6 +126,9 @@ describe('runtime/service: lookups', () => {
     const ready = service.lookup(session, req(['a', 'b'], 'now'));
     assert.ok(!(ready instanceof Promise), 'a settled single rank is answered at once');
     assert.deepEqual([ready.state, ready.boundary, ready.matched], ['ready', 1, 1]);
+    // Answered ahead: the actor takes the OPEN once this turn's replies are out (a microtask).
+    assert.equal(service.clock.size, 0, 'the actor has not taken the OPEN while the reply is written');
+    await null;
     assert.equal(service.clock.size, 1, 'the ready ticket\'s lease is on the service\'s ticket clock');
     const miss = service.lookup(session, req(['x'], 'none'));
     assert.ok(!(miss instanceof Promise));

@@ -1,4 +1,4 @@
-export { lookupTicketMachine, TICKET_FINAL, type TicketContext, type TicketEffects, type TicketEvent, type TicketInput, type TicketState } from './lookup-ticket.js';
+export { lookupTicketMachine, OpeningTable, TICKET_FINAL, type TicketContext, type TicketEffects, type TicketEvent, type TicketInput, type TicketState } from './lookup-ticket.js';
 export { TicketClock, type TicketClockOptions } from './ticket-clock.js';
 export { saveMachine, type SaveContext, type SaveInput } from './save.js';
 export { RestoreStream, restoreMachine, type BlockResult, type RestoreContext, type RestoreJob } from './restore.js';

@@ -18,7 +18,7 @@
  * which on the lookup path is a quarter of what xstate costs a ticket (see
  * spec/bench/results/runtime-lookup-dev-vm.txt).
  */
-import { setup } from 'xstate';
+import { setup, transition, type SnapshotFrom } from 'xstate';
 
 export interface TicketInput {
   effects: TicketEffects;
@@ -108,3 +108,42 @@ export const lookupTicketMachine = setup({
       consumed: ended,
     },
   });
+
+/**
+ * Where an OPEN takes a ticket actor, as the machine's own pure `transition` computes it (guards
+ * evaluated, no action run), remembered per (state the actor is in, agreed boundary). It lets
+ * the service answer a settled lookup before the actor takes the OPEN: the reply is written
+ * first and the actor's step, which costs more than the rest of the lookup, runs right after
+ * in the same turn. The actor's own step stays the authority: the ticket follows it, and a
+ * state other than the one answered is logged as a defect (spec/runtime/lookup-opening.spec.ts
+ * holds the table to the actor for every state and boundary class).
+ *
+ * The OPEN's guards read only its `agreed` (not its deadline, and not the context, which is the
+ * same for every actor of a service): that is what makes the remembered answer exact. Bounded:
+ * past `capacity` entries a new pair is computed each time, never stored.
+ */
+export class OpeningTable {
+  private readonly rows = new Map<string, Map<number, TicketState>>();
+  private size = 0;
+
+  constructor(readonly capacity = 4096) {
+    if (!Number.isSafeInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
+  }
+
+  /** The state an OPEN with this agreed boundary takes an actor in `snapshot` to. */
+  target(snapshot: SnapshotFrom<typeof lookupTicketMachine>, agreed: number): TicketState {
+    const from = snapshot.value as string;
+    let row = this.rows.get(from);
+    if (row === undefined) this.rows.set(from, (row = new Map()));
+    let to = row.get(agreed);
+    if (to === undefined) {
+      const [next] = transition(lookupTicketMachine, snapshot, { type: 'OPEN', deadlineMs: 0, agreed });
+      to = next.value as TicketState;
+      if (this.size < this.capacity) {
+        row.set(agreed, to);
+        this.size++;
+      }
+    }
+    return to;
+  }
+}

@@ -38,6 +38,40 @@ const coded = <K extends CatalogueKey>(key: K, ...args: ArgsOf<K>) => {
   return { code: d.code, message: d.message, ...(d.hint ? { hint: d.hint } : {}) };
 };
 
+/**
+ * A read's frames, each binary RELEASE moved past the LOOKUPs that follow it (never past any
+ * other frame), when the ticket table has room for every lookup of the read without those
+ * releases. A client releases the ticket its scheduler did not select moments before its next
+ * lookup, and a busy or idle Manager often reads both at once: the lookup is then answered
+ * first and the release carried out right after, in the same turn. Nothing waits for a release,
+ * and no lookup it passes can depend on it (the released ticket was answered before the lookup
+ * was sent; leases are counts). Any other frame still sees every release sent before it.
+ */
+export function releasesLast(frames: Frame[], service: { hasRoom(tickets: number): boolean }): Frame[] {
+  let lookups = 0;
+  let passes = false;
+  let held = 0;
+  for (const f of frames) {
+    if (f.opcode === OPCODE.releaseBinary) held++;
+    else if (f.opcode === OPCODE.lookupBinary || f.opcode === OPCODE.lookup) {
+      lookups++;
+      if (held > 0) passes = true;
+    } else held = 0;
+  }
+  if (!passes || !service.hasRoom(lookups)) return frames;
+  const out: Frame[] = [];
+  const waiting: Frame[] = [];
+  for (const f of frames) {
+    if (f.opcode === OPCODE.releaseBinary) waiting.push(f);
+    else {
+      if (f.opcode !== OPCODE.lookupBinary && f.opcode !== OPCODE.lookup) out.push(...waiting.splice(0));
+      out.push(f);
+    }
+  }
+  out.push(...waiting);
+  return out;
+}
+
 export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { pid: number; uid: number } | null = null): Promise<void> {
   const decoder = new FrameDecoder(ctx.maxPayload);
   const shape = checks(ctx.maxBlocks);
@@ -291,7 +325,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     socket.on('data', (chunk: Buffer) => {
       if (closing) return;
       const { frames, fault } = decoder.push(chunk);
-      for (const f of frames) {
+      for (const f of frames.length > 1 && session !== null ? releasesLast(frames, ctx.service) : frames) {
         if (inFlight < ctx.maxInFlight) start(f);
         else waiting.push(f);
       }

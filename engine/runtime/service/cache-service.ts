@@ -6,7 +6,7 @@
 import type { Counter } from 'prom-client';
 import { createActor, type ActorRefFrom } from 'xstate';
 import { BlockCache, namespaceId, type Tier } from '../catalog/index.js';
-import { RankAgreement, TicketClock, lookupTicketMachine, restoreMachine, saveMachine, type BlockResult, type RestoreJob, type TicketEffects, type TicketState } from '../lifecycles/index.js';
+import { OpeningTable, RankAgreement, TicketClock, lookupTicketMachine, restoreMachine, saveMachine, type BlockResult, type RestoreJob, type TicketEffects, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
@@ -61,6 +61,12 @@ export class CacheService {
   readonly clock: TicketClock;
   /** What the tickets tell the service (one object for all of them). */
   private readonly ticketHost: TicketHost;
+  /** Where an OPEN takes a ticket actor, from the machine (so a settled lookup is answered ahead). */
+  private readonly openings = new OpeningTable();
+  /** Tickets answered ahead whose actor has not taken the OPEN yet (bounded: each is an open ticket). */
+  private toOpen: OpenTicket[] = [];
+  /** Lookups answered ahead of their actor, and those whose actor then went elsewhere (a defect). */
+  readonly ahead = { answered: 0, mismatched: 0 };
 
   constructor(readonly cache: BlockCache, private readonly options: ServiceOptions, private readonly metrics: RuntimeMetrics | null, private readonly logger: Logger) {
     this.records = new RequestRing(options.records);
@@ -76,6 +82,10 @@ export class CacheService {
         ticket.session.tickets.delete(ticket.id);
         this.recycle(ticket);
       },
+      mismatched: (ticket, answered, actual) => {
+        this.ahead.mismatched++;
+        logger.error('lookup-answer-mismatch', { ticket: ticket.id, session: ticket.session.id, answered, actual });
+      },
     };
     void cache.ssd?.preallocation.then((p) => {
       const usable = cache.ssd!.pool.usable;
@@ -86,6 +96,11 @@ export class CacheService {
 
   get openTickets(): number {
     return this.tickets.size;
+  }
+
+  /** Whether `tickets` more lookups could open now (the table's bound). */
+  hasRoom(tickets: number): boolean {
+    return this.tickets.size + tickets <= this.options.maxTickets;
   }
 
   /**
@@ -130,7 +145,16 @@ export class CacheService {
     };
     if (solo) {
       take(first);
-      slot.actor.send({ type: 'OPEN', deadlineMs: req.deadlineMs, agreed: first.matched });
+      const open: TicketEvent = { type: 'OPEN', deadlineMs: req.deadlineMs, agreed: first.matched };
+      // Answered now, and the actor takes the OPEN once this turn's replies are written.
+      const to = this.openings.target(slot.actor.getSnapshot(), first.matched);
+      if (to === 'ready' || to === 'miss') {
+        this.ahead.answered++;
+        if (this.toOpen.length === 0) queueMicrotask(this.openAll);
+        this.toOpen.push(ticket);
+        return ticket.answerAhead(to, to === 'ready' ? first.matched : 0, open);
+      }
+      slot.actor.send(open);
       return ticket.reply();
     }
     slot.actor.send({ type: 'OPEN', deadlineMs: req.deadlineMs });
@@ -151,6 +175,13 @@ export class CacheService {
     evaluate();
     return ticket.reply();
   }
+
+  /** Hands every ticket answered ahead its OPEN (a microtask after the turn that answered them). */
+  private readonly openAll = (): void => {
+    const tickets = this.toOpen;
+    this.toOpen = [];
+    for (const t of tickets) t.open();
+  };
 
   /**
    * A running ticket actor (idle) from the pool, or a new one. Each actor is subscribed once and
@@ -366,6 +397,8 @@ export class CacheService {
   private owned(session: Session, id: number): OpenTicket {
     const t = this.tickets.get(id);
     if (!t || t.session !== session) throw new RequestError('unknown-ticket', `no open ticket ${id} in this session`);
+    // A ticket answered ahead is in its actor's state before anything reads or sends to it.
+    t.open();
     return t;
   }
 

@@ -31,6 +31,8 @@ export interface TicketHost {
   readonly cache: BlockCache;
   answered(ticket: OpenTicket, latencyUs: number): void;
   ended(ticket: OpenTicket): void;
+  /** The actor took the ticket to `actual` after the reply said `answered` (a defect: logged). */
+  mismatched(ticket: OpenTicket, answered: TicketState, actual: TicketState): void;
 }
 
 const ENDED: ReadonlySet<string> = new Set(TICKET_FINAL);
@@ -52,8 +54,13 @@ export class OpenTicket implements SessionTicket, RankMember {
   tiers = { dram: 0, ssd: 0 };
   /** The actor serving this ticket while it is open (null once it has ended). */
   slot: TicketSlot | null = null;
-  /** Set once the ticket leaves pending. */
+  /** Set once the ticket leaves pending (or is answered ahead of its actor). */
   answer: LookupReply | null = null;
+  /** The OPEN the actor has not taken yet, for a ticket answered ahead (see `answerAhead`). */
+  private opening: TicketEvent | null = null;
+  /** Whether the actor has taken the ticket out of pending (its answer is then final). */
+  private left = false;
+  private latencyUs = 0;
   /** Made only for a ticket that did not settle while it opened (the common solo ticket has no promise). */
   private resolveReply: ((reply: LookupReply) => void) | null = null;
   /** Stops waiting for the block a pending ticket waits on (a ranked or unsettled lookup). */
@@ -72,8 +79,31 @@ export class OpenTicket implements SessionTicket, RankMember {
 
   /** Sends to the ticket's actor while it still serves this ticket (a late event is dropped). */
   send(event: TicketEvent): void {
+    this.open();
     const slot = this.slot;
     if (slot !== null && slot.ticket === this) slot.actor.send(event);
+  }
+
+  /**
+   * Answers the ticket as `state` (ready with `boundary`, or miss) before its actor takes
+   * `opening`, the OPEN the table says takes it there: the reply goes out first, and `open()`
+   * (the service calls it right after, in the same turn, and any event sent to the ticket
+   * first) hands the actor the OPEN. The history and the metrics are filled from the actor's
+   * step, as for every ticket.
+   */
+  answerAhead(state: 'ready' | 'miss', boundary: number, opening: TicketEvent): LookupReply {
+    this.opening = opening;
+    this.boundary = boundary;
+    return this.answerAs(state);
+  }
+
+  /** Hands the actor the OPEN of a ticket answered ahead (nothing if it has it already). */
+  open(): void {
+    const e = this.opening;
+    if (e === null) return;
+    this.opening = null;
+    const slot = this.slot;
+    if (slot !== null && slot.ticket === this) slot.actor.send(e);
   }
 
   /** The reply now if the ticket has left pending, else a promise of it. */
@@ -105,24 +135,32 @@ export class OpenTicket implements SessionTicket, RankMember {
     this.leased = [];
   }
 
+  /** The reply for a ticket that has left pending as `state` (its latency taken now). */
+  private answerAs(state: TicketState): LookupReply {
+    this.latencyUs = (performance.now() - this.started) * 1e3;
+    return (this.answer = { ticket: this.id, state, boundary: state === 'miss' ? 0 : this.boundary, matched: this.matched, tiers: this.tiers });
+  }
+
   /** Each snapshot of the actor while it serves this ticket. */
   observe(state: TicketState): void {
     this.state = state;
     if (state === 'miss') this.boundary = 0;
     const record = this.record;
     record.state = state;
-    if (state !== 'pending' && this.answer === null) {
+    if (state !== 'pending' && !this.left) {
+      this.left = true;
       this.stopListening?.();
       this.stopListening = null;
+      const answered = this.answer;
+      if (answered === null) this.answerAs(state);
+      else if (answered.state !== state) this.host.mismatched(this, answered.state as TicketState, state);
       const boundary = this.boundary;
       record.boundary = boundary;
-      const latency = (performance.now() - this.started) * 1e3;
-      record.latencyUs = Math.round(latency);
+      record.latencyUs = Math.round(this.latencyUs);
       if (boundary !== null && boundary < this.matched) record.firstMiss = { block: boundary, reason: 'beyond-boundary' };
       if (state === 'timedOut' || state === 'cancelled') record.firstMiss = { block: this.matched, reason: state === 'timedOut' ? 'timed-out' : 'cancelled' };
-      this.answer = { ticket: this.id, state, boundary, matched: this.matched, tiers: this.tiers };
-      this.host.answered(this, latency);
-      this.resolveReply?.(this.answer);
+      this.host.answered(this, this.latencyUs);
+      this.resolveReply?.(this.answer!);
     }
     if (state === 'expired' && record.firstMiss === null) record.firstMiss = { block: 0, reason: 'lease-expired' };
     if (ENDED.has(state)) this.host.ended(this);

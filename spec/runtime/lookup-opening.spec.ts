@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { SimulatedClock, createActor } from 'xstate';
+import { BlockCache } from '../../engine/runtime/catalog/index.js';
+import { OpeningTable, TICKET_FINAL, lookupTicketMachine, type TicketEvent } from '../../engine/runtime/lifecycles/index.js';
+import type { Logger } from '../../engine/runtime/log/index.js';
+import { CacheService } from '../../engine/runtime/service/index.js';
+import { Session } from '../../engine/runtime/session/index.js';
+import { DramArena } from '../../engine/runtime/tiers/index.js';
+
+const OPEN = { type: 'OPEN', deadlineMs: 60_000 } as const satisfies TicketEvent;
+const NS = { model: 'm', layout: 'l', blockSize: 16 };
+const NS_ID = JSON.stringify([NS.model, NS.layout, NS.blockSize]);
+
+/** An actor driven into `state` through the machine's own events (the lease on a simulated clock). */
+function actorIn(state: string) {
+  const clock = new SimulatedClock();
+  const actor = createActor(lookupTicketMachine, { clock, input: { effects: { settle: () => undefined, releaseAll: () => undefined }, leaseMs: 1_000 } }).start();
+  const drive: Record<string, (() => void)[]> = {
+    idle: [],
+    miss: [() => actor.send({ ...OPEN, agreed: 0 })],
+    released: [() => actor.send({ ...OPEN, agreed: 2 }), () => actor.send({ type: 'RELEASE' })],
+    timedOut: [() => actor.send(OPEN), () => actor.send({ type: 'DEFER' })],
+    cancelled: [() => actor.send(OPEN), () => actor.send({ type: 'CANCEL' })],
+    expired: [() => actor.send({ ...OPEN, agreed: 2 }), () => clock.increment(1_001)],
+    consumed: [() => actor.send({ ...OPEN, agreed: 2 }), () => actor.send({ type: 'CONSUME' }), () => actor.send({ type: 'CONSUMED' })],
+    pending: [() => actor.send(OPEN)],
+    ready: [() => actor.send({ ...OPEN, agreed: 2 })],
+    restoring: [() => actor.send({ ...OPEN, agreed: 2 }), () => actor.send({ type: 'CONSUME' })],
+  };
+  for (const step of drive[state]!) step();
+  assert.equal(actor.getSnapshot().value, state, `driven into ${state}`);
+  return actor;
+}
+
+describe('runtime/lifecycles: the opening table answers what the ticket actor then does', () => {
+  const FROM = ['idle', ...TICKET_FINAL, 'pending', 'ready', 'restoring'];
+  const AGREED = [0, 1, 2, 7, 1023, 65_535];
+
+  it('for every state an actor can be in and every agreed boundary class, the table names the state the actor then takes', () => {
+    const table = new OpeningTable();
+    for (const from of FROM) {
+      for (const agreed of AGREED) {
+        for (const deadlineMs of [0, 1, 60_000]) {
+          const actor = actorIn(from);
+          const said = table.target(actor.getSnapshot(), agreed);
+          actor.send({ type: 'OPEN', deadlineMs, agreed });
+          assert.equal(said, actor.getSnapshot().value, `${from} + OPEN agreed ${agreed}, deadline ${deadlineMs}`);
+          actor.stop();
+        }
+      }
+    }
+  });
+
+  it('an idle or ended actor opens a ticket ready for a boundary above 0 and a miss for 0; an open ticket ignores the OPEN', () => {
+    const table = new OpeningTable();
+    for (const from of ['idle', ...TICKET_FINAL]) {
+      assert.equal(table.target(actorIn(from).getSnapshot(), 3), 'ready', from);
+      assert.equal(table.target(actorIn(from).getSnapshot(), 0), 'miss', from);
+    }
+    for (const from of ['pending', 'ready', 'restoring']) assert.equal(table.target(actorIn(from).getSnapshot(), 3), from, `${from} keeps its ticket`);
+  });
+
+  it('runs no effect of the machine while it looks ahead, and stores at most its capacity', () => {
+    let effects = 0;
+    const actor = createActor(lookupTicketMachine, { input: { effects: { settle: () => void effects++, releaseAll: () => void effects++ }, leaseMs: 1_000 } }).start();
+    const table = new OpeningTable(2);
+    for (const agreed of [1, 2, 3, 4]) assert.equal(table.target(actor.getSnapshot(), agreed), 'ready');
+    assert.equal(effects, 0, 'settle is the actor\'s to run, not the table\'s');
+    assert.equal((table as unknown as { size: number }).size, 2);
+    assert.throws(() => new OpeningTable(-1), /capacity/);
+    actor.stop();
+  });
+});
+
+describe('runtime/service: a lookup answered ahead of its actor', () => {
+  const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+  const setup = async (logger = quiet) => {
+    const cache = new BlockCache(new DramArena(4096, 16), null);
+    for (const h of ['a', 'b']) await cache.stage(BlockCache.key(NS_ID, h), async () => undefined);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, logger);
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    const ask = (hashes: string[], request: string) => service.lookup(session, { namespace: NS, hashes, request, rank: 0, worldSize: 1, deadlineMs: 10_000 } as never);
+    return { cache, service, session, ask };
+  };
+
+  it('a release sent before the actor took the OPEN is carried out: the actor gets the OPEN first', async () => {
+    const { cache, service, session, ask } = await setup();
+    const r = ask(['a', 'b'], 'quick');
+    assert.ok(!(r instanceof Promise));
+    assert.equal(r.state, 'ready');
+    assert.equal(cache.usage().pinned, 2);
+    // In the same turn as the lookup, before the microtask that hands the actors their OPENs.
+    assert.equal(service.release(session, r.ticket), 'released');
+    assert.equal(cache.usage().pinned, 0, 'its leases went with the release');
+    assert.equal(service.openTickets, 0);
+    await null;
+    assert.equal(cache.usage().pinned, 0, 'the late OPEN hand-off did not reopen it');
+    assert.equal(service.records.list({ request: 'quick' })[0]!.state, 'released');
+  });
+
+  it('the session closing before the hand-off cancels the ticket through its actor (no lease left)', async () => {
+    const { cache, service, session, ask } = await setup();
+    ask(['a'], 'closing');
+    await session.close();
+    assert.equal(cache.usage().pinned, 0);
+    assert.equal(service.openTickets, 0);
+  });
+
+  it('counts the lookups answered ahead, and a ticket whose actor went elsewhere is logged and follows its actor', async () => {
+    const logged: unknown[] = [];
+    const logger = { ...quiet, error: (event: string, fields: unknown) => void logged.push([event, fields]) } as unknown as Logger;
+    const { cache, service, session, ask } = await setup(logger);
+    const fine = ask(['a', 'b'], 'fine') as { ticket: number; state: string };
+    await null;
+    assert.deepEqual(service.ahead, { answered: 1, mismatched: 0 });
+    service.release(session, fine.ticket);
+    // A table that is wrong (what a guard reading more than `agreed` would make it): the reply said miss.
+    (service as unknown as { openings: { target: () => string } }).openings.target = () => 'miss';
+    const wrong = ask(['a', 'b'], 'wrong') as { ticket: number; state: string };
+    assert.equal(wrong.state, 'miss');
+    await null;
+    assert.deepEqual(service.ahead, { answered: 2, mismatched: 1 });
+    assert.deepEqual(logged, [['lookup-answer-mismatch', { ticket: wrong.ticket, session: 1, answered: 'miss', actual: 'ready' }]]);
+    const [record] = service.records.list({ request: 'wrong' });
+    assert.equal(record!.state, 'ready', 'the history says what the actor did');
+    assert.equal(cache.usage().pinned, 2, 'the actor holds its leases until released or expired');
+    assert.equal(service.release(session, wrong.ticket), 'released');
+    assert.equal(cache.usage().pinned, 0);
+  });
+});
