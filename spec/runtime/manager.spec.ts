@@ -215,6 +215,10 @@ describe('runtime: `orbitkv manager status` and `orbitkv requests` against a rea
     assert.equal(status.sessions.length, 1);
     assert.equal((status.sessions[0] as { pid: number }).pid, process.pid, 'the session names its peer pid (SO_PEERCRED)');
     assert.equal(status.inFlight.tickets, 1, 'the ready ticket is open');
+    assert.deepEqual((status as unknown as { lookups: unknown }).lookups, { answeredAhead: 1, mismatched: 0 }, 'the settled lookup was answered ahead, as its actor then went');
+    const plain = captureIo();
+    assert.equal(await runCli(['manager', 'status', '--socket', m.socket], plain), 0, plain.stderr);
+    assert.match(plain.stdout, /lookups answered ahead of their ticket actor: 1, each as its actor then went/);
 
     const rio = captureIo();
     assert.equal(await runCli(['requests', '--socket', m.socket, '--request', 'cli-req', '--format', 'json'], rio), 0, rio.stderr);

@@ -61,6 +61,8 @@ export interface ManagerStatus {
   tiers: ReturnType<BlockCache['usage']>;
   sessions: { id: number; pid: number | null; client: string; engine: string; version: string; since: string; tickets: number; ops: number }[];
   inFlight: { tickets: number; saves: number; restores: number };
+  /** Lookups answered before their ticket actor took the OPEN, and those whose actor then went elsewhere (a defect, logged). */
+  lookups: { answeredAhead: number; mismatched: number };
   hits: { dram: number; ssd: number; misses: number; ratio: { dram: number; ssd: number } };
   recovery: SsdTier['index']['recovery'] | null;
 }
@@ -130,6 +132,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         tiers: cache.usage(),
         sessions: [...sessions].map((s) => ({ id: s.id, pid: s.peer?.pid ?? null, client: s.client, engine: s.profile.engine, version: s.profile.version, since: s.since.toISOString(), tickets: s.tickets.size, ops: s.ops.size })),
         inFlight: { tickets: service.openTickets, saves: service.operations.saves, restores: service.operations.restores },
+        lookups: { answeredAhead: service.ahead.answered, mismatched: service.ahead.mismatched },
         hits: { dram: c.hitsDram, ssd: c.hitsSsd, misses: c.checksumMisses, ratio: { dram: total ? c.hitsDram / total : 0, ssd: total ? c.hitsSsd / total : 0 } },
         recovery: ssd ? ssd.index.recovery : null,
       };
