@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { ManagerClient, OPCODE, PROTOCOL_VERSION, decodeLookupReply, decodeLookupRequest, encodeLookupRequest, LOOKUP_HEAD_BYTES, LOOKUP_REPLY_BYTES, writeLookupReply } from '../../engine/runtime/index.js';
+import { NamespaceMemo, namespaceId } from '../../engine/runtime/protocol/index.js';
 import { NS, acceptedProfile, blockBytes, engineClient, lookupBody, pageFile, startManager, type ManagerProcess } from './support.js';
 
 const BLOCK = 64 * 1024;
@@ -21,6 +22,24 @@ describe('runtime: the binary LOOKUP (protocol 3)', function () {
       const pending = { ticket: 9, state: 'pending', boundary: null, matched: 0, tiers: { dram: 0, ssd: 0 } };
       writeLookupReply(out, 0, pending);
       assert.deepEqual(decodeLookupReply(out), pending);
+    });
+
+    it('with a namespace memo: the same request decodes alike, and a namespace of the same bytes is the same object only while all its fields match', () => {
+      const memo = new NamespaceMemo();
+      const asked = (model: string, layout: string, blockSize: number, request = 'r') => encodeLookupRequest({ ...lookupBody(['h0', 'h1'], { request }), namespace: { model, layout, blockSize } });
+      const first = decodeLookupRequest(asked('ab', 'c', 16), 16, memo) as { namespace: object };
+      assert.deepEqual(first, decodeLookupRequest(asked('ab', 'c', 16), 16));
+      const again = decodeLookupRequest(asked('ab', 'c', 16, 'other'), 16, memo) as { namespace: object; request: string };
+      assert.equal(again.namespace, first.namespace, 'the same namespace object');
+      assert.equal(again.request, 'other');
+      assert.ok(Object.isFrozen(first.namespace));
+      // The same bytes split another way, another block size, another model: each its own namespace.
+      for (const [model, layout, blockSize] of [['a', 'bc', 16], ['ab', 'c', 32], ['ab', 'd', 16], ['é', 'c', 16]] as const) {
+        const r = decodeLookupRequest(asked(model, layout, blockSize), 16, memo) as { namespace: { model: string; layout: string; blockSize: number } };
+        assert.deepEqual(r.namespace, { model, layout, blockSize });
+        assert.equal(namespaceId(r.namespace), JSON.stringify([model, layout, blockSize]));
+      }
+      assert.equal(namespaceId(first.namespace as never), JSON.stringify(['ab', 'c', 16]));
     });
 
     /** A request whose chain the encoder's checks would refuse (the Manager's checks are what is tested). */

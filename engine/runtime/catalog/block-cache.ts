@@ -71,7 +71,7 @@ const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 const failure = (error: unknown): PersistOutcome => (NO_SPACE.has((error as { code?: string } | null)?.code ?? '') ? 'ssd-no-space' : 'ssd-write-failed');
 
 /** The namespace as the key prefix: model, layout and block size, so caches never mix. */
-export const namespaceId = (ns: Namespace) => JSON.stringify([ns.model, ns.layout, ns.blockSize]);
+export { namespaceId } from '../protocol/index.js';
 
 export class BlockCache {
   readonly blocks = new Map<string, Block>();

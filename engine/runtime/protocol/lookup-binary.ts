@@ -20,7 +20,7 @@
  *  12  u32 boundary  16 u32 matched  20 u32 DRAM hits  24 u32 SSD hits
  *  28  16 bytes grant (the 32 hex digits of a JSON reply's grant, as bytes)
  */
-import type { LookupRequest } from './messages.js';
+import { rememberNamespaceId, type LookupRequest, type Namespace } from './messages.js';
 
 export const LOOKUP_HEAD_BYTES = 24;
 export const LOOKUP_REPLY_BYTES = 44;
@@ -81,11 +81,43 @@ export function encodeLookupRequest(req: LookupRequest): Buffer {
   return out;
 }
 
+/** A chain whose hashes are all in the alphabet, joined by single newlines (lengths are checked after the split). */
+const CHAIN = /^[0-9A-Za-z_:+/=-]+(?:\n[0-9A-Za-z_:+/=-]+)*$/;
+
+/**
+ * The namespace of a connection's last binary LOOKUP, kept with its bytes: an engine asks about
+ * one namespace at every scheduler step, so a request whose model, layout and block size are
+ * the bytes of the last one gets the same Namespace object (no decode; the service's keys of it
+ * are remembered by that object). One per connection, holding one namespace.
+ */
+export class NamespaceMemo {
+  private bytes: Buffer | null = null;
+  private modelBytes = 0;
+  private blockSize = 0;
+  private namespace: Namespace | null = null;
+
+  /** The namespace of `p`'s names at [at, at + modelBytes + layoutBytes), decoded only when they changed. */
+  take(p: Buffer, at: number, modelBytes: number, layoutBytes: number, blockSize: number): Namespace {
+    const end = at + modelBytes + layoutBytes;
+    const last = this.bytes;
+    if (last !== null && this.blockSize === blockSize && last.length === end - at && this.modelBytes === modelBytes && last.compare(p, at, end) === 0) return this.namespace!;
+    const namespace = { model: p.toString('utf8', at, at + modelBytes), layout: p.toString('utf8', at + modelBytes, end), blockSize };
+    Object.freeze(namespace);
+    rememberNamespaceId(namespace);
+    this.bytes = Buffer.from(p.subarray(at, end));
+    this.modelBytes = modelBytes;
+    this.blockSize = blockSize;
+    this.namespace = namespace;
+    return namespace;
+  }
+}
+
 /**
  * A binary LOOKUP payload as a LookupRequest, or the problem with it (the connection is then
  * closed: a binary request that does not parse leaves no trustworthy framing of its fields).
+ * With `memo`, a namespace equal to the last one's is not decoded again (see NamespaceMemo).
  */
-export function decodeLookupRequest(p: Buffer, maxBlocks: number): LookupRequest | { problem: string } {
+export function decodeLookupRequest(p: Buffer, maxBlocks: number, memo?: NamespaceMemo): LookupRequest | { problem: string } {
   if (p.length < LOOKUP_HEAD_BYTES) return { problem: `truncated: ${p.length} bytes, the fixed part is ${LOOKUP_HEAD_BYTES}` };
   const deadlineMs = p.readUInt32LE(0);
   const blockSize = p.readUInt32LE(4);
@@ -104,29 +136,41 @@ export function decodeLookupRequest(p: Buffer, maxBlocks: number): LookupRequest
   for (const [name, n] of [['model', modelBytes], ['layout', layoutBytes], ['request', requestBytes]] as const) {
     if (n === 0 || n > MAX_NAME_BYTES) return { problem: `${name} is ${n} bytes, must be 1..${MAX_NAME_BYTES}` };
   }
-  let at = LOOKUP_HEAD_BYTES;
-  const strings = at + modelBytes + layoutBytes + requestBytes;
+  const at = LOOKUP_HEAD_BYTES;
+  const names = at + modelBytes + layoutBytes;
+  const strings = names + requestBytes;
   if (p.length < strings + chainBytes) return { problem: `truncated: ${p.length} bytes, the names and chain end at ${strings + chainBytes}` };
   if (p.length > strings + chainBytes) return { problem: `${p.length - strings - chainBytes} bytes after the chain` };
-  const model = p.toString('utf8', at, (at += modelBytes));
-  const layout = p.toString('utf8', at, (at += layoutBytes));
-  const request = p.toString('utf8', at, (at += requestBytes));
-  if (count === 0) return chainBytes === 0 ? { namespace: { model, layout, blockSize }, hashes: [], request, rank, worldSize, deadlineMs } : { problem: `a chain of ${chainBytes} bytes for no hashes` };
-  // One pass over the chain's bytes: the alphabet, the separators, each hash's length.
+  const namespace = memo ? memo.take(p, at, modelBytes, layoutBytes, blockSize) : { model: p.toString('utf8', at, at + modelBytes), layout: p.toString('utf8', at + modelBytes, names), blockSize };
+  const request = p.toString('utf8', names, strings);
+  if (count === 0) return chainBytes === 0 ? { namespace, hashes: [], request, rank, worldSize, deadlineMs } : { problem: `a chain of ${chainBytes} bytes for no hashes` };
+  // The alphabet and the separators in one native pass (a byte outside ASCII is a character the
+  // class refuses); the count and each hash's length after the split. The byte loop runs only
+  // to name what is wrong with a chain that failed.
+  const chain = p.toString('latin1', strings);
+  if (!CHAIN.test(chain)) return chainProblem(p, strings) ?? { problem: 'the chain does not parse' };
+  const hashes = chain.split(SEPARATOR);
+  if (hashes.length !== count) return { problem: `the chain holds ${hashes.length} hashes, count says ${count}` };
+  for (let i = 0; i < hashes.length; i++) {
+    if (hashes[i]!.length > MAX_HASH_BYTES) return { problem: `hash ${i} is ${hashes[i]!.length} bytes, must be 1..${MAX_HASH_BYTES}` };
+  }
+  return { namespace, hashes, request, rank, worldSize, deadlineMs };
+}
+
+/** What is wrong with the chain at `p[from..]`, byte by byte (only for a chain the pattern refused). */
+function chainProblem(p: Buffer, from: number): { problem: string } | null {
   let i = 0;
-  let from = at;
-  for (let j = at; j <= p.length; j++) {
+  let start = from;
+  for (let j = from; j <= p.length; j++) {
     const b = j < p.length ? p[j]! : SEPARATOR_BYTE;
     if (b === SEPARATOR_BYTE) {
-      const n = j - from;
+      const n = j - start;
       if (n === 0 || n > MAX_HASH_BYTES) return { problem: `hash ${i} is ${n} bytes, must be 1..${MAX_HASH_BYTES}` };
       i++;
-      from = j + 1;
+      start = j + 1;
     } else if (HASH_BYTE[b] === 0) return { problem: `hash ${i} has byte 0x${b.toString(16)} outside [0-9A-Za-z_:+/=-]` };
   }
-  if (i !== count) return { problem: `the chain holds ${i} hashes, count says ${count}` };
-  const hashes = p.toString('latin1', at).split(SEPARATOR);
-  return { namespace: { model, layout, blockSize }, hashes, request, rank, worldSize, deadlineMs };
+  return null;
 }
 
 /** The reply struct written into `out` at `at` (the server writes it straight after a frame header). */

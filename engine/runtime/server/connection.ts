@@ -10,7 +10,7 @@ import { decideHandshake, type RejectionChecks } from '../handshake/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { PageFile } from '../pages/index.js';
-import { FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, decodeReleaseRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
+import { FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, NamespaceMemo, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, decodeReleaseRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
 import { CacheService, RequestError, type LookupReply } from '../service/index.js';
 import { Session } from '../session/index.js';
 
@@ -32,6 +32,9 @@ export interface ConnectionContext {
 
 /** Most pending lookups of one connection that do not count against its in-flight bound. */
 const MAX_DETACHED = 256;
+
+/** How a lookup's answer is written (JSON or binary), with the grant of a ready ticket. */
+type LookupResult = (requestId: number, r: LookupReply, grant: string | null) => void;
 
 const coded = <K extends CatalogueKey>(key: K, ...args: ArgsOf<K>) => {
   const d = diagnose(key, {}, ...args);
@@ -74,6 +77,8 @@ export function releasesLast(frames: Frame[], service: { hasRoom(tickets: number
 
 export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { pid: number; uid: number } | null = null): Promise<void> {
   const decoder = new FrameDecoder(ctx.maxPayload);
+  // The namespace of this connection's last binary lookup (an engine asks about one at every step).
+  const namespaces = new NamespaceMemo();
   const shape = checks(ctx.maxBlocks);
   let session: Session | null = null;
   let closing = false;
@@ -110,15 +115,17 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
   };
 
   /** A lookup in either encoding: answered through `result` (JSON or binary), a pending one named first. */
-  const serveLookup = async (s: Session, requestId: number, asked: LookupRequest, result: (requestId: number, r: LookupReply, grant: string | null) => void, detach: () => void): Promise<void> => {
+  const serveLookup = (s: Session, requestId: number, asked: LookupRequest, result: LookupResult, detach: () => void): void | Promise<void> => {
     s.tickets.lastAdded = null;
     const answer = ctx.service.lookup(s, asked);
-    const ticket = s.tickets.lastAdded;
+    // A ticket that settled at once is answered in this turn (no promise, no closure); a ready one carries a grant.
+    if (!(answer instanceof Promise)) return result(requestId, answer, answer.state === 'ready' ? s.tickets.grant(answer.ticket) : null);
+    return servePending(s, requestId, answer, s.tickets.lastAdded, result, detach);
+  };
+  const servePending = async (s: Session, requestId: number, answer: Promise<LookupReply>, ticket: number | null, result: LookupResult, detach: () => void): Promise<void> => {
     const PENDING = Symbol('pending');
     // A ready ticket carries a grant: another session of this uid may restore it with it.
     const answerWith = (r: LookupReply) => result(requestId, r, r.state === 'ready' ? s.tickets.grant(r.ticket) : null);
-    // A ticket that settled at once is answered in this turn (no promise to wait on).
-    if (!(answer instanceof Promise)) return answerWith(answer);
     const first = await Promise.race([answer, Promise.resolve(PENDING)]);
     if (first !== PENDING) return answerWith(first);
     if (ticket !== null) send(OPCODE.lookupPending, requestId, { ticket, state: 'pending' });
@@ -200,7 +207,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
         case OPCODE.echo: return echo();
         case OPCODE.lookup: return await serveLookup(s, frame.requestId, check(shape.lookup(body)), jsonResult, detach);
         case OPCODE.lookupBinary: {
-          const asked = decodeLookupRequest(frame.payload, ctx.maxBlocks);
+          const asked = decodeLookupRequest(frame.payload, ctx.maxBlocks, namespaces);
           if ('problem' in asked) {
             ctx.logger.warn('binary-lookup-malformed', { session: s.id, request: frame.requestId, problem: asked.problem });
             fail(frame.requestId, coded('binaryLookupMalformed', asked.problem));
