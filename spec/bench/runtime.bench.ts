@@ -2,7 +2,8 @@
  * `npm run bench -- runtime`: the Manager against peers measured in the same run.
  *   - lookup round trip from a Python process (the client's protocol core), p50 and p99, paced at
  *     1,000 and 10,000 lookups/s; peer: a bare echo over the same socket and framing
- *     (targets: p50 < 100 µs, within 2× of the echo);
+ *     (targets: p50 < 100 µs, within 2× of the echo); the chain is 16 SHA-256 hex digests, as
+ *     vLLM's connector sends its block hashes;
  *   - restore from the SSD tier (a restarted Manager: DRAM cold) into shared-memory pages vs
  *     fio reading the same bytes with the same pattern and depth (≥ 0.85), alternated with it
  *     in mirrored order after a warm-up (ORBITKV_BENCH_PAIRS pairs, default 6);
@@ -20,6 +21,7 @@
  * profile of each of those Managers there.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createActor } from 'xstate';
@@ -113,13 +115,14 @@ writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);
 const WAIT = process.env['ORBITKV_BENCH_WAIT'] ?? 'spin';
 if (WAIT !== 'spin' && WAIT !== 'block') throw new Error(`ORBITKV_BENCH_WAIT must be spin or block, got ${WAIT}`);
 const PY = String.raw`
-import json, sys, time
+import hashlib, json, sys, time
 sys.path.insert(0, sys.argv[1])
 import orbitkv_client as okv
 sock, profile, ns, rate, seconds, wait = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
 c = okv.Connection(sock, spin=wait == "spin")
 c.hello(profile, client="bench")
-chain = ["b%d" % i for i in range(16)]
+# 16 block hashes as vLLM's connector sends them: SHA-256 digests as 64 hex digits (hash_text).
+chain = [hashlib.sha256(b"block %d" % i).hexdigest() for i in range(16)]
 ECHO, LOOKUP, RESULT = okv.OPCODE["echo"], okv.OPCODE["lookupBinary"], okv.OPCODE["lookupBinaryResult"]
 def run(kind):
     lat = []
@@ -154,7 +157,17 @@ run("echo")
 run("lookup")
 print(json.dumps({"echo": run("echo"), "lookup": run("lookup"), "echobody": run("echobody")}))
 `;
+/** The Python rows' chain: 16 block hashes as vLLM's connector sends them (SHA-256 digests as hex; the Python side computes the same). */
+const LOOKUP_CHAIN = Array.from({ length: 16 }, (_, i) => createHash('sha256').update(`block ${i}`).digest('hex'));
+
 async function pythonLookupRows(): Promise<void> {
+  // The chain stored first (from pages of its own), so every lookup finds all 16 blocks.
+  const pages = pageFile(16);
+  const k = await client(pages, 16);
+  const stored = await k.request(OPCODE.save, { namespace: NS, hashes: LOOKUP_CHAIN, pages: LOOKUP_CHAIN.map((_, i) => i) });
+  if (!(stored.body.blocks as string[]).every((x) => x === 'stored')) throw new Error(JSON.stringify(stored.body).slice(0, 300));
+  await k.close();
+  closeSync(pages.fd);
   for (const rate of [1000, 10000]) {
     const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), '2', WAIT], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr || r.stdout);
@@ -175,14 +188,8 @@ const chunks = (n: number) => Array.from({ length: Math.ceil(blocks / n) }, (_, 
 if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'lookup') {
   // Only the Python lookup rows (and their echo peers), on a Manager holding the bench's chain.
   const manager = await serve(true);
-  const pages = pageFile(16);
-  const k = await client(pages, 16);
-  const r = await k.request(OPCODE.save, { namespace: NS, hashes: hashes.slice(0, 16), pages: hashes.slice(0, 16).map((_, i) => i) });
-  if (!(r.body.blocks as string[]).every((x) => x === 'stored')) throw new Error(JSON.stringify(r.body).slice(0, 300));
-  await k.close();
   await pythonLookupRows();
   await stop(manager);
-  closeSync(pages.fd);
   rmSync(dir, { recursive: true, force: true });
   printReport('runtime', results);
   process.exit(0);
