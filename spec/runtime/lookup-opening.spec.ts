@@ -127,4 +127,24 @@ describe('runtime/service: a lookup answered ahead of its actor', () => {
     assert.equal(service.release(session, wrong.ticket), 'released');
     assert.equal(cache.usage().pinned, 0);
   });
+
+  it('a ticket whose hand-off throws is cancelled with its leases given back, and the others of its turn still get theirs', async () => {
+    const logged: string[] = [];
+    const logger = { ...quiet, error: (event: string) => void logged.push(event) } as unknown as Logger;
+    const { cache, service, ask } = await setup(logger);
+    const bad = ask(['a', 'b'], 'bad') as { ticket: number };
+    const good = ask(['a'], 'good') as { ticket: number };
+    const open = (service as unknown as { tickets: Map<number, { open(): void }> }).tickets;
+    open.get(bad.ticket)!.open = () => {
+      throw new Error('injected');
+    };
+    assert.equal(cache.usage().pinned, 2, 'a and b, leased by both tickets (a twice: counted as one block)');
+    await null;
+    assert.deepEqual(logged, ['lookup-open-failed', 'lookup-answer-mismatch']);
+    assert.equal(service.records.list({ request: 'bad' })[0]!.state, 'cancelled');
+    assert.equal(service.records.list({ request: 'good' })[0]!.state, 'ready', 'the other ticket of the turn was handed its OPEN');
+    assert.equal(service.openTickets, 1);
+    assert.equal(service.clock.size, 1, 'only the good ticket\'s lease timer');
+    assert.equal(cache.usage().pinned, 1, 'the bad ticket gave its leases back; a stays leased by the good one');
+  });
 });

@@ -180,7 +180,17 @@ export class CacheService {
   private readonly openAll = (): void => {
     const tickets = this.toOpen;
     this.toOpen = [];
-    for (const t of tickets) t.open();
+    // Each ticket by itself: one that throws must not leave the others without their actor's step
+    // (a ticket never handed its OPEN would hold its leases with no lease timer).
+    for (const t of tickets) {
+      try {
+        t.open();
+      } catch (error) {
+        this.logger.error('lookup-open-failed', { ticket: t.id, session: t.session.id, detail: error instanceof Error ? error.message : String(error) });
+        t.releaseAll();
+        t.observe('cancelled');
+      }
+    }
   };
 
   /**
