@@ -31,6 +31,10 @@ export class Op implements PendingOperation {
   /** Set by cancel(): told the outcome when the op settles (lazily, off the hot path). */
   onSettled: ((outcome: CancelOutcome) => void) | null = null;
   isRead: boolean;
+  // The links of its file's pending list (see PendingOperation; the file sets them).
+  pendingOn: object | null = null;
+  prevPending: PendingOperation | null = null;
+  nextPending: PendingOperation | null = null;
 
   constructor(
     public id: number,

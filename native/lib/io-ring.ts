@@ -70,6 +70,8 @@ export class IoRing {
   private readonly writes = new WriteQueues();
   private readonly writesByFile = new Map<FileHandle, number>();
   private nextId = 1;
+  /** Set once nextId has wrapped past 2^32 - 1: from then on takeId skips ids still in use. */
+  private idsWrapped = false;
   private inFlight = 0;
   private inFlightBytes = 0;
   private writesInFlight = 0;
@@ -260,6 +262,10 @@ export class IoRing {
   }
 
   private takeId(): number {
+    // Until the ids first wrap they only grow, so none can still be in use: the map is asked
+    // only after a wrap.
+    if (this.nextId < 0xffffffff && !this.idsWrapped) return ++this.nextId;
+    this.idsWrapped = true;
     do this.nextId = this.nextId >= 0xffffffff ? 1 : this.nextId + 1;
     while (this.ops.has(this.nextId));
     return this.nextId;
@@ -465,7 +471,7 @@ export class IoRing {
     if (rec.timer) clearTimeout(rec.timer);
     rec.buffer = null;
     rec.buffers = null;
-    rec.outcome = outcome instanceof CancelledError ? 'cancelled' : 'done';
+    rec.outcome = typeof outcome !== 'number' && outcome instanceof CancelledError ? 'cancelled' : 'done';
     if (rec.done) callBack(rec.done, outcome);
     else if (typeof outcome === 'number') rec.resolve!(outcome);
     else rec.reject!(outcome);

@@ -7,6 +7,7 @@
 #include "errno_name.h"
 #include "args.h"
 #include "io/io_args.h"
+#include "backing_store.h"
 
 namespace orbitkv {
 
@@ -186,9 +187,18 @@ Napi::Value UringRing::QueueMany(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
   QueueRows rows = ParseQueueRows(info);
+  // The rows' buffers are read through V8 at once, under one TryCatch for the whole call
+  // instead of napi_get_element's per element (a getter that throws still ends the call with
+  // its own error, at its row).
+  v8::Isolate* isolate = v8::Isolate::GetCurrent();
+  v8::Local<v8::Context> context = isolate->GetCurrentContext();
+  v8::Local<v8::Array> buffers = ToV8(rows.buffers).As<v8::Array>();
+  v8::TryCatch caught(isolate);
   for (size_t i = rows.start; i < rows.end; i++) {
     try {
-      OpPtr op = ParseRow(env, rows.table + i * kQueueRow, rows.buffers.Get(static_cast<uint32_t>(i)));
+      v8::Local<v8::Value> buffer;
+      if (!buffers->Get(context, static_cast<uint32_t>(i)).ToLocal(&buffer)) throw Napi::Error(env, FromV8(caught.Exception()));
+      OpPtr op = ParseRow(env, rows.table + i * kQueueRow, Napi::Value(env, FromV8(buffer)));
       CheckFixed(env, *op);
       Track(env, std::move(op));
       // The last run goes with the reaping entry below. A refused submit leaves its SQEs in
