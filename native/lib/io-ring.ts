@@ -14,7 +14,7 @@
 import { binding, type RawIoBackend } from './binding.js';
 import { fileHandle, type DirectFile, type FileHandle } from './direct-file.js';
 import { CancelledError, DeadlineExceededError, IoError, IoUringUnavailableError, RingClosedError, type IoOpName } from './errors.js';
-import { KIND, Op, OpQueue, WriteQueues, type CancelHook, type CancelOutcome, type OpCallback, type OpName } from './io-op.js';
+import { KIND, Op, OpQueue, OpTable, WriteQueues, type CancelHook, type CancelOutcome, type OpCallback, type OpName } from './io-op.js';
 
 export type { CancelOutcome, OpCallback } from './io-op.js';
 
@@ -65,7 +65,7 @@ export class IoRing {
   private readonly native: RawIoBackend;
   private readonly ids: Uint32Array;
   private readonly results: Float64Array;
-  private readonly ops = new Map<number, Op>();
+  private readonly ops = new OpTable();
   private readonly reads = new OpQueue();
   private readonly writes = new WriteQueues();
   private readonly writesByFile = new Map<FileHandle, number>();
@@ -224,7 +224,7 @@ export class IoRing {
    */
   close(options: { cancel?: boolean } = {}): Promise<void> {
     if (this.closing) return this.closing;
-    if (options.cancel) for (const op of [...this.ops.values()]) void this.cancelOp(op, 0);
+    if (options.cancel) for (const op of this.ops.values()) void this.cancelOp(op, 0);
     this.closing = new Promise<void>((resolve) => {
       this.drained = resolve;
     }).then(() => this.native.close());
