@@ -409,8 +409,11 @@ export class IoRing {
         }
       }
     } finally {
-      this.rowBuffers.fill(null, 0, rows);
-      this.rowOps.fill(null, 0, rows);
+      // Plain loops: fill(value, start, end) is a call into the runtime.
+      for (let i = 0; i < rows; i++) {
+        this.rowBuffers[i] = null;
+        this.rowOps[i] = null;
+      }
     }
     return completions;
   }
@@ -432,7 +435,14 @@ export class IoRing {
   }
 
   private onComplete(count: number): void {
-    this.settleCompletions(count);
+    // What the callbacks submit goes out with the pump right after them: no microtask for it.
+    const scheduled = this.pumpScheduled;
+    this.pumpScheduled = true;
+    try {
+      this.settleCompletions(count);
+    } finally {
+      this.pumpScheduled = scheduled;
+    }
     this.pump();
     this.checkDrained();
   }
