@@ -110,9 +110,12 @@ export class IoRing {
     const chunk = Math.max(4, Math.ceil(depth / 4));
     this.ids = new Uint32Array(chunk);
     this.results = new Float64Array(chunk);
-    this.table = new Float64Array(depth * QUEUE_ROW);
-    this.rowBuffers = new Array<Uint8Array | null>(depth).fill(null);
-    this.rowOps = new Array<Op | null>(depth).fill(null);
+    // The buffers go to the addon as call arguments, so one call takes at most MAX_CALL_ROWS
+    // rows (a deeper ring's pump makes more calls).
+    const callRows = Math.min(depth, MAX_CALL_ROWS);
+    this.table = new Float64Array(callRows * QUEUE_ROW);
+    this.rowBuffers = new Array<Uint8Array | null>(callRows).fill(null);
+    this.rowOps = new Array<Op | null>(callRows).fill(null);
     const want = options.backend ?? 'auto';
     const raw = binding();
     const complete = (count: number) => this.onComplete(count);
@@ -350,6 +353,11 @@ export class IoRing {
         this.account(next);
       } else {
         this.addRow(rows++, next);
+        // A full table goes now (no reaping: the last call of the pump reaps).
+        if (rows === this.rowOps.length) {
+          this.queueRows(rows, false);
+          rows = 0;
+        }
       }
       queued++;
     }
@@ -389,7 +397,8 @@ export class IoRing {
 
   /**
    * Queues and submits rows [0, rows) in one call; a row the binding refuses settles with its
-   * error and the rows after it go in a further call. Returns the completions handed back.
+   * error and the rows after it go in a further call. Returns the completions handed back
+   * (always 0 without `reap`).
    */
   private queueRows(rows: number, reap: boolean): number {
     let start = 0;
@@ -397,7 +406,9 @@ export class IoRing {
     try {
       while (start <= rows) {
         try {
-          completions = this.native.queueMany(start, rows, this.table, this.rowBuffers, reap);
+          // The buffers as arguments (row i's is argument 4 + i): the addon reads an argument
+          // for the cost of a pointer load, an array element through V8's generic lookup.
+          completions = this.native.queueMany(start, rows, this.table, reap, ...this.rowBuffers);
           break;
         } catch (error) {
           const at = (error as { index?: unknown }).index;
@@ -505,6 +516,8 @@ export class IoRing {
 
 /** Numbers per op in the table queueMany reads (the native kQueueRow). */
 const QUEUE_ROW = 7;
+/** Most rows (so buffer arguments) one queueMany call takes. */
+const MAX_CALL_ROWS = 64;
 
 // The settlers of the promise being made: a shared executor instead of a closure per op.
 let capturedResolve: ((bytes: number) => void) | null = null;

@@ -7,7 +7,6 @@
 #include "errno_name.h"
 #include "args.h"
 #include "io/io_args.h"
-#include "backing_store.h"
 
 namespace orbitkv {
 
@@ -179,26 +178,17 @@ Napi::Value UringRing::Queue(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// queueMany(start, end, table, buffers, reap) -> completions handed back (as submit(reap)).
-// Rows [start, end) of `table` (kQueueRow numbers each, as queue()'s) with buffers[row]: one
-// crossing for a whole pump. A bad row throws with `index` set after the rows before it were
+// queueMany(start, end, table, reap, ...buffers) -> completions handed back (as submit(reap)).
+// Rows [start, end) of `table` (kQueueRow numbers each, as queue()'s), row i with the buffer
+// argument kFirstBuffer + i: one crossing for a whole pump. A bad row throws with `index` set after the rows before it were
 // submitted, so the caller knows exactly which ops are in flight.
 Napi::Value UringRing::QueueMany(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
   QueueRows rows = ParseQueueRows(info);
-  // The rows' buffers are read through V8 at once, under one TryCatch for the whole call
-  // instead of napi_get_element's per element (a getter that throws still ends the call with
-  // its own error, at its row).
-  v8::Isolate* isolate = v8::Isolate::GetCurrent();
-  v8::Local<v8::Context> context = isolate->GetCurrentContext();
-  v8::Local<v8::Array> buffers = ToV8(rows.buffers).As<v8::Array>();
-  v8::TryCatch caught(isolate);
   for (size_t i = rows.start; i < rows.end; i++) {
     try {
-      v8::Local<v8::Value> buffer;
-      if (!buffers->Get(context, static_cast<uint32_t>(i)).ToLocal(&buffer)) throw Napi::Error(env, FromV8(caught.Exception()));
-      OpPtr op = ParseRow(env, rows.table + i * kQueueRow, Napi::Value(env, FromV8(buffer)));
+      OpPtr op = ParseRow(env, rows.table + i * kQueueRow, rows.Buffer(i));
       CheckFixed(env, *op);
       Track(env, std::move(op));
       // The last run goes with the reaping entry below. A refused submit leaves its SQEs in
