@@ -18,7 +18,8 @@ export interface RawIoBackend {
   /** With `reap`, returns completions already waiting, written into ids/results for the caller (no callback). */
   submit(reap?: boolean): number;
   /** Queues rows [start, end) of `table` (7 numbers each: queue()'s id..bufIndex) with buffers[row], then submit(reap); a refused row throws with `index`. */
-  queueMany(start: number, end: number, table: Float64Array, buffers: (Uint8Array | null)[], reap: boolean): number;
+  /** Rows [start, end) of `table`; row i's buffer is the argument after `reap` at position i. */
+  queueMany(start: number, end: number, table: Float64Array, reap: boolean, ...buffers: (Uint8Array | null)[]): number;
   cancel(id: number): boolean;
   registerBuffers(buffers: Uint8Array[]): number;
   close(): void;

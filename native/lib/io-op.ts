@@ -31,6 +31,10 @@ export class Op implements PendingOperation {
   /** Set by cancel(): told the outcome when the op settles (lazily, off the hot path). */
   onSettled: ((outcome: CancelOutcome) => void) | null = null;
   isRead: boolean;
+  // The links of its file's pending list (see PendingOperation; the file sets them).
+  pendingOn: object | null = null;
+  prevPending: PendingOperation | null = null;
+  nextPending: PendingOperation | null = null;
 
   constructor(
     public id: number,
@@ -166,3 +170,109 @@ export class WriteQueues {
   }
 }
 
+
+/**
+ * A ring's ops by id (ids are 1..2^32 - 1): open addressing with linear probing and
+ * backward-shift deletion, the native InflightTable's scheme, so adding, finding and removing an
+ * op hashes one number into two flat arrays and allocates nothing once the table has grown to
+ * the most ops ever held at once (it doubles at half full, never shrinks). A Map under the same
+ * churn of ids (one in, one out per read) rehashed into a freshly allocated table every few
+ * dozen ops: time per read, and garbage for the GC.
+ */
+export class OpTable {
+  /** The id in each slot; 0 marks an empty slot (no op has id 0). */
+  private keys: Uint32Array;
+  private slots: (Op | null)[];
+  private mask: number;
+  /** 32 - log2(capacity): the top bits of the Fibonacci hash pick the home slot. */
+  private shift: number;
+  private count = 0;
+
+  constructor(capacity = 128) {
+    let bits = 4;
+    while (1 << bits < capacity) bits++;
+    this.keys = new Uint32Array(1 << bits);
+    this.slots = new Array<Op | null>(1 << bits).fill(null);
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The op under `id`, or undefined (for any value that is not an id in the table). */
+  get(id: number): Op | undefined {
+    const keys = this.keys;
+    for (let i = this.home(id); ; i = (i + 1) & this.mask) {
+      const k = keys[i]!;
+      if (k === 0) return undefined;
+      if (k === id) return this.slots[i]!;
+    }
+  }
+
+  has(id: number): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** Adds or replaces the op under `id` (an integer in 1..2^32 - 1). */
+  set(id: number, op: Op): void {
+    if ((this.count + 1) * 2 > this.keys.length) this.grow();
+    const keys = this.keys;
+    let i = this.home(id);
+    while (keys[i] !== 0 && keys[i] !== id) i = (i + 1) & this.mask;
+    if (keys[i] === 0) this.count++;
+    keys[i] = id;
+    this.slots[i] = op;
+  }
+
+  /** Removes the op under `id`; false when there was none. Later entries of its run shift back. */
+  delete(id: number): boolean {
+    const keys = this.keys;
+    const slots = this.slots;
+    const mask = this.mask;
+    let hole = this.home(id);
+    for (;;) {
+      const k = keys[hole]!;
+      if (k === 0) return false;
+      if (k === id) break;
+      hole = (hole + 1) & mask;
+    }
+    for (let i = (hole + 1) & mask; keys[i] !== 0; i = (i + 1) & mask) {
+      const home = this.home(keys[i]!);
+      // Entry i may move into the hole unless its home lies cyclically in (hole, i].
+      const stays = hole <= i ? home > hole && home <= i : home > hole || home <= i;
+      if (stays) continue;
+      keys[hole] = keys[i]!;
+      slots[hole] = slots[i]!;
+      hole = i;
+    }
+    keys[hole] = 0;
+    slots[hole] = null;
+    this.count--;
+    return true;
+  }
+
+  /** The ops now held, in id order (the order they were added until the ids wrap): a copy. */
+  values(): Op[] {
+    const out: Op[] = [];
+    for (const op of this.slots) if (op) out.push(op);
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  private home(id: number): number {
+    return Math.imul(id, 0x9e3779b1) >>> this.shift;
+  }
+
+  private grow(): void {
+    const keys = this.keys;
+    const slots = this.slots;
+    const bits = 32 - this.shift + 1;
+    this.keys = new Uint32Array(1 << bits);
+    this.slots = new Array<Op | null>(1 << bits).fill(null);
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
+    this.count = 0;
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== 0) this.set(keys[i]!, slots[i]!);
+  }
+}

@@ -14,7 +14,7 @@
 import { binding, type RawIoBackend } from './binding.js';
 import { fileHandle, type DirectFile, type FileHandle } from './direct-file.js';
 import { CancelledError, DeadlineExceededError, IoError, IoUringUnavailableError, RingClosedError, type IoOpName } from './errors.js';
-import { KIND, Op, OpQueue, WriteQueues, type CancelHook, type CancelOutcome, type OpCallback, type OpName } from './io-op.js';
+import { KIND, Op, OpQueue, OpTable, WriteQueues, type CancelHook, type CancelOutcome, type OpCallback, type OpName } from './io-op.js';
 
 export type { CancelOutcome, OpCallback } from './io-op.js';
 
@@ -65,11 +65,13 @@ export class IoRing {
   private readonly native: RawIoBackend;
   private readonly ids: Uint32Array;
   private readonly results: Float64Array;
-  private readonly ops = new Map<number, Op>();
+  private readonly ops = new OpTable();
   private readonly reads = new OpQueue();
   private readonly writes = new WriteQueues();
   private readonly writesByFile = new Map<FileHandle, number>();
   private nextId = 1;
+  /** Set once nextId has wrapped past 2^32 - 1: from then on takeId skips ids still in use. */
+  private idsWrapped = false;
   private inFlight = 0;
   private inFlightBytes = 0;
   private writesInFlight = 0;
@@ -108,9 +110,12 @@ export class IoRing {
     const chunk = Math.max(4, Math.ceil(depth / 4));
     this.ids = new Uint32Array(chunk);
     this.results = new Float64Array(chunk);
-    this.table = new Float64Array(depth * QUEUE_ROW);
-    this.rowBuffers = new Array<Uint8Array | null>(depth).fill(null);
-    this.rowOps = new Array<Op | null>(depth).fill(null);
+    // The buffers go to the addon as call arguments, so one call takes at most MAX_CALL_ROWS
+    // rows (a deeper ring's pump makes more calls).
+    const callRows = Math.min(depth, MAX_CALL_ROWS);
+    this.table = new Float64Array(callRows * QUEUE_ROW);
+    this.rowBuffers = new Array<Uint8Array | null>(callRows).fill(null);
+    this.rowOps = new Array<Op | null>(callRows).fill(null);
     const want = options.backend ?? 'auto';
     const raw = binding();
     const complete = (count: number) => this.onComplete(count);
@@ -222,7 +227,7 @@ export class IoRing {
    */
   close(options: { cancel?: boolean } = {}): Promise<void> {
     if (this.closing) return this.closing;
-    if (options.cancel) for (const op of [...this.ops.values()]) void this.cancelOp(op, 0);
+    if (options.cancel) for (const op of this.ops.values()) void this.cancelOp(op, 0);
     this.closing = new Promise<void>((resolve) => {
       this.drained = resolve;
     }).then(() => this.native.close());
@@ -260,6 +265,10 @@ export class IoRing {
   }
 
   private takeId(): number {
+    // Until the ids first wrap they only grow, so none can still be in use: the map is asked
+    // only after a wrap.
+    if (this.nextId < 0xffffffff && !this.idsWrapped) return ++this.nextId;
+    this.idsWrapped = true;
     do this.nextId = this.nextId >= 0xffffffff ? 1 : this.nextId + 1;
     while (this.ops.has(this.nextId));
     return this.nextId;
@@ -344,6 +353,11 @@ export class IoRing {
         this.account(next);
       } else {
         this.addRow(rows++, next);
+        // A full table goes now (no reaping: the last call of the pump reaps).
+        if (rows === this.rowOps.length) {
+          this.queueRows(rows, false);
+          rows = 0;
+        }
       }
       queued++;
     }
@@ -383,7 +397,8 @@ export class IoRing {
 
   /**
    * Queues and submits rows [0, rows) in one call; a row the binding refuses settles with its
-   * error and the rows after it go in a further call. Returns the completions handed back.
+   * error and the rows after it go in a further call. Returns the completions handed back
+   * (always 0 without `reap`).
    */
   private queueRows(rows: number, reap: boolean): number {
     let start = 0;
@@ -391,7 +406,9 @@ export class IoRing {
     try {
       while (start <= rows) {
         try {
-          completions = this.native.queueMany(start, rows, this.table, this.rowBuffers, reap);
+          // The buffers as arguments (row i's is argument 4 + i): the addon reads an argument
+          // for the cost of a pointer load, an array element through V8's generic lookup.
+          completions = this.native.queueMany(start, rows, this.table, reap, ...this.rowBuffers);
           break;
         } catch (error) {
           const at = (error as { index?: unknown }).index;
@@ -403,8 +420,11 @@ export class IoRing {
         }
       }
     } finally {
-      this.rowBuffers.fill(null, 0, rows);
-      this.rowOps.fill(null, 0, rows);
+      // Plain loops: fill(value, start, end) is a call into the runtime.
+      for (let i = 0; i < rows; i++) {
+        this.rowBuffers[i] = null;
+        this.rowOps[i] = null;
+      }
     }
     return completions;
   }
@@ -426,7 +446,14 @@ export class IoRing {
   }
 
   private onComplete(count: number): void {
-    this.settleCompletions(count);
+    // What the callbacks submit goes out with the pump right after them: no microtask for it.
+    const scheduled = this.pumpScheduled;
+    this.pumpScheduled = true;
+    try {
+      this.settleCompletions(count);
+    } finally {
+      this.pumpScheduled = scheduled;
+    }
     this.pump();
     this.checkDrained();
   }
@@ -465,7 +492,7 @@ export class IoRing {
     if (rec.timer) clearTimeout(rec.timer);
     rec.buffer = null;
     rec.buffers = null;
-    rec.outcome = outcome instanceof CancelledError ? 'cancelled' : 'done';
+    rec.outcome = typeof outcome !== 'number' && outcome instanceof CancelledError ? 'cancelled' : 'done';
     if (rec.done) callBack(rec.done, outcome);
     else if (typeof outcome === 'number') rec.resolve!(outcome);
     else rec.reject!(outcome);
@@ -489,6 +516,8 @@ export class IoRing {
 
 /** Numbers per op in the table queueMany reads (the native kQueueRow). */
 const QUEUE_ROW = 7;
+/** Most rows (so buffer arguments) one queueMany call takes. */
+const MAX_CALL_ROWS = 64;
 
 // The settlers of the promise being made: a shared executor instead of a closure per op.
 let capturedResolve: ((bytes: number) => void) | null = null;

@@ -17,12 +17,21 @@ inline Napi::Error ArgError(Napi::Env env, bool range, const std::string& what) 
   return e;
 }
 
+/** CheckInt's refusal (out of line: the checks of every queued op stay small). */
+[[noreturn, gnu::noinline, gnu::cold]] inline void RefuseInt(Napi::Env env, double v, const char* name, int64_t min, int64_t max) {
+  if (!std::isfinite(v) || std::floor(v) != v) throw ArgError(env, true, std::string(name) + " must be an integer");
+  throw ArgError(env, true, std::string(name) + " must be in " + std::to_string(min) + ".." + std::to_string(max));
+}
+
 /** A number already read (a typed-array row, an argument) as an integer in [min, max]. */
 inline int64_t CheckInt(Napi::Env env, double v, const char* name, int64_t min, int64_t max) {
-  if (!std::isfinite(v) || std::floor(v) != v) throw ArgError(env, true, std::string(name) + " must be an integer");
-  if (v < static_cast<double>(min) || v > static_cast<double>(max))
-    throw ArgError(env, true, std::string(name) + " must be in " + std::to_string(min) + ".." + std::to_string(max));
-  return static_cast<int64_t>(v);
+  // In range first (false for NaN), so the cast is defined; then whole. Both limits are within
+  // +-2^53 wherever this is called, so they convert to double exactly.
+  if (v >= static_cast<double>(min) && v <= static_cast<double>(max)) {
+    auto i = static_cast<int64_t>(v);
+    if (static_cast<double>(i) == v) return i;
+  }
+  RefuseInt(env, v, name, min, max);
 }
 
 /** An integer argument in [min, max]. */

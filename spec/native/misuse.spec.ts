@@ -247,11 +247,12 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
         () => new (binding().PoolIo)(4, () => {}, new Uint32Array(0), new Float64Array(4)),
         () => new (binding().PoolIo)(4, () => {}, new Float64Array(4) as never, new Float64Array(4)),
         () => new (binding().UringRing)('4' as never, () => {}, new Uint32Array(4), new Float64Array(4)),
-        () => raw.queueMany(0, 1, new Uint32Array(7) as never, [buf], false),
-        () => raw.queueMany(0, 1, new Float64Array(7), 'x' as never, false),
-        () => raw.queueMany(0, 2, new Float64Array(7), [buf, buf], false),
-        () => raw.queueMany(1, 0, new Float64Array(7), [buf], false),
-        () => raw.queueMany(-1, 0, new Float64Array(7), [buf], false),
+        () => raw.queueMany(0, 1, new Uint32Array(7) as never, false, buf),
+        () => raw.queueMany(0, 1, new Float64Array(7), false, 'x' as never),
+        () => raw.queueMany(0, 2, new Float64Array(7), false, buf, buf),
+        () => raw.queueMany(0, 2, new Float64Array(14), false, buf),
+        () => raw.queueMany(1, 0, new Float64Array(7), false, buf),
+        () => raw.queueMany(-1, 0, new Float64Array(7), false, buf),
       ];
       calls.forEach((call, i) => assert.throws(call, (e: unknown) => e instanceof TypeError || e instanceof RangeError, `call ${i}`));
       assert.equal(raw.inFlight, 0);
@@ -259,7 +260,7 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       // queueMany: a refused row says its index; the rows before it are in flight, none after.
       const table = new Float64Array(3 * 7);
       table.set([11, 0, fd, 0, BLOCK, 0, -1, 12, 99, fd, 0, BLOCK, 0, -1, 13, 0, fd, 0, BLOCK, 0, -1]);
-      assert.throws(() => raw.queueMany(0, 3, table, [buf, buf, buf], false), (e: unknown) => e instanceof RangeError && (e as { index?: number }).index === 1);
+      assert.throws(() => raw.queueMany(0, 3, table, false, buf, buf, buf), (e: unknown) => e instanceof RangeError && (e as { index?: number }).index === 1);
       assert.equal(raw.inFlight, 1);
       // A first op under an id is taken; a second under the same id is refused (EEXIST).
       raw.queue(7, 2, fd, null, 0, 0, 0, -1);

@@ -65,7 +65,7 @@ describe('native io_uring submissions per kernel entry', function () {
     it(`submits ${count} rows in ${entries} kernel entr${entries === 1 ? 'y' : 'ies'}, two at a time`, () => {
       rows(count);
       const before = raw.kernelSubmits!;
-      assert.equal(raw.queueMany(0, count, table, buffers, false), 0);
+      assert.equal(raw.queueMany(0, count, table, false, ...buffers), 0);
       assert.equal(raw.kernelSubmits! - before, entries);
       assert.equal(raw.inFlight, count);
     });
@@ -75,7 +75,7 @@ describe('native io_uring submissions per kernel entry', function () {
     rows(7);
     table[6 * QUEUE_ROW + 1] = 99; // row 6: an unknown op kind
     const before = raw.kernelSubmits!;
-    assert.throws(() => raw.queueMany(0, 7, table, buffers, false), (e: unknown) => e instanceof RangeError && (e as { index?: number }).index === 6);
+    assert.throws(() => raw.queueMany(0, 7, table, false, ...buffers), (e: unknown) => e instanceof RangeError && (e as { index?: number }).index === 6);
     // Rows 0-5 in entries after rows 1, 3 and 5; nothing is left for the refusal's submit.
     assert.equal(raw.kernelSubmits! - before, 3);
     assert.equal(raw.inFlight, 6);

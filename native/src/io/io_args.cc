@@ -75,15 +75,15 @@ QueueRows ParseQueueRows(const Napi::CallbackInfo& info) {
   QueueRows rows;
   if (info.Length() < 3 || !info[2].IsTypedArray() || info[2].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
     throw ArgError(env, false, "table must be a Float64Array");
-  if (info.Length() < 4 || !info[3].IsArray()) throw ArgError(env, false, "buffers must be an array");
   auto table = info[2].As<Napi::Float64Array>();
-  rows.buffers = info[3].As<Napi::Array>();
+  size_t given = info.Length() > kFirstBuffer ? info.Length() - kFirstBuffer : 0;
   size_t capacity = table.ElementLength() / kQueueRow;
-  if (rows.buffers.Length() < capacity) capacity = rows.buffers.Length();
+  if (given < capacity) capacity = given;
   rows.start = static_cast<size_t>(ArgInt(info, 0, "start", 0, static_cast<int64_t>(capacity)));
   rows.end = static_cast<size_t>(ArgInt(info, 1, "end", static_cast<int64_t>(rows.start), static_cast<int64_t>(capacity)));
   rows.table = table.Data();
-  rows.reap = info.Length() > 4 && info[4].ToBoolean();
+  rows.info = &info;
+  rows.reap = info.Length() > 3 && info[3].ToBoolean();
   return rows;
 }
 

@@ -20,13 +20,19 @@ constexpr size_t kQueueRow = 7;
 OpPtr ParseQueue(const Napi::CallbackInfo& info);
 /** One row of queueMany()'s table (kQueueRow numbers) with its buffer (ignored for fsync). */
 OpPtr ParseRow(Napi::Env env, const double* row, Napi::Value buffer);
-/** queueMany(start, end, table, buffers, reap): the rows to queue, checked against the table. */
+/** Where queueMany's buffers begin among its arguments: row i's is argument kFirstBuffer + i. */
+constexpr size_t kFirstBuffer = 4;
+/** queueMany(start, end, table, reap, ...buffers): the rows to queue, checked against the table
+ *  and the buffers given (row i's buffer is argument kFirstBuffer + i: reading an argument is a
+ *  pointer load, where reading an array element from C++ went through V8's generic lookup). */
 struct QueueRows {
   size_t start = 0;
   size_t end = 0;
   const double* table = nullptr;
-  Napi::Array buffers;
+  const Napi::CallbackInfo* info = nullptr;
   bool reap = false;
+  /** Row i's buffer (i < end). */
+  Napi::Value Buffer(size_t i) const { return (*info)[kFirstBuffer + i]; }
 };
 QueueRows ParseQueueRows(const Napi::CallbackInfo& info);
 /** queueVec(id, kind, fd, buffers[], fileOffset) */

@@ -127,14 +127,14 @@ Napi::Value PoolIo::QueueVec(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// queueMany(start, end, table, buffers, reap): as UringRing's (work starts at once; never reaps).
+// queueMany(start, end, table, reap, ...buffers): as UringRing's (work starts at once; never reaps).
 Napi::Value PoolIo::QueueMany(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
   QueueRows rows = ParseQueueRows(info);
   for (size_t i = rows.start; i < rows.end; i++) {
     try {
-      Start(env, ParseRow(env, rows.table + i * kQueueRow, rows.buffers.Get(static_cast<uint32_t>(i))));
+      Start(env, ParseRow(env, rows.table + i * kQueueRow, rows.Buffer(i)));
     } catch (Napi::Error& e) {
       e.Set("index", Napi::Number::New(env, static_cast<double>(i)));
       throw;

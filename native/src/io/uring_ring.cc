@@ -178,9 +178,9 @@ Napi::Value UringRing::Queue(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// queueMany(start, end, table, buffers, reap) -> completions handed back (as submit(reap)).
-// Rows [start, end) of `table` (kQueueRow numbers each, as queue()'s) with buffers[row]: one
-// crossing for a whole pump. A bad row throws with `index` set after the rows before it were
+// queueMany(start, end, table, reap, ...buffers) -> completions handed back (as submit(reap)).
+// Rows [start, end) of `table` (kQueueRow numbers each, as queue()'s), row i with the buffer
+// argument kFirstBuffer + i: one crossing for a whole pump. A bad row throws with `index` set after the rows before it were
 // submitted, so the caller knows exactly which ops are in flight.
 Napi::Value UringRing::QueueMany(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -188,7 +188,7 @@ Napi::Value UringRing::QueueMany(const Napi::CallbackInfo& info) {
   QueueRows rows = ParseQueueRows(info);
   for (size_t i = rows.start; i < rows.end; i++) {
     try {
-      OpPtr op = ParseRow(env, rows.table + i * kQueueRow, rows.buffers.Get(static_cast<uint32_t>(i)));
+      OpPtr op = ParseRow(env, rows.table + i * kQueueRow, rows.Buffer(i));
       CheckFixed(env, *op);
       Track(env, std::move(op));
       // The last run goes with the reaping entry below. A refused submit leaves its SQEs in
