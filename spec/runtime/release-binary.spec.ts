@@ -32,25 +32,33 @@ describe('runtime: the binary RELEASE (protocol 4)', function () {
   });
 
   describe('the order a read\'s frames are served in', () => {
-    const f = (opcode: number, requestId: number) => ({ version: 4, opcode, requestId, payload: Buffer.alloc(0) });
-    const R = OPCODE.releaseBinary;
-    const L = OPCODE.lookupBinary;
-    const room = { hasRoom: () => true };
+    const f = (opcode: number, requestId: number, payload: Buffer = Buffer.alloc(0)) => ({ version: 4, opcode, requestId, payload });
+    // A RELEASE frame of request id `id` naming ticket `id` (answered: below 100).
+    const R = (id: number) => f(OPCODE.releaseBinary, id, encodeReleaseRequest(id));
+    const L = (id: number) => f(OPCODE.lookupBinary, id);
+    const room = { hasRoom: () => true, answered: (ticket: number) => ticket < 100 };
     const ids = (frames: { requestId: number }[]) => frames.map((x) => x.requestId);
 
-    it('a release moves past the lookups after it, never past another frame', () => {
-      assert.deepEqual(ids(releasesLast([f(R, 1), f(L, 2)], room)), [2, 1]);
-      assert.deepEqual(ids(releasesLast([f(R, 1), f(R, 2), f(L, 3), f(L, 4)], room)), [3, 4, 1, 2]);
-      assert.deepEqual(ids(releasesLast([f(R, 1), f(L, 2), f(OPCODE.status, 3), f(L, 4)], room)), [2, 1, 3, 4], 'the status sees release 1 carried out');
-      assert.deepEqual(ids(releasesLast([f(R, 1), f(OPCODE.echo, 2), f(L, 3)], room)), [1, 2, 3]);
-      assert.deepEqual(ids(releasesLast([f(L, 1), f(R, 2)], room)), [1, 2]);
-      assert.deepEqual(ids(releasesLast([f(R, 1), f(OPCODE.lookup, 2)], room)), [2, 1], 'a JSON lookup too');
+    it('a release of an answered ticket moves past the lookups after it, never past another frame', () => {
+      assert.deepEqual(ids(releasesLast([R(1), L(2)], room)), [2, 1]);
+      assert.deepEqual(ids(releasesLast([R(1), R(2), L(3), L(4)], room)), [3, 4, 1, 2]);
+      assert.deepEqual(ids(releasesLast([R(1), L(2), f(OPCODE.status, 3), L(4)], room)), [2, 1, 3, 4], 'the status sees release 1 carried out');
+      assert.deepEqual(ids(releasesLast([R(1), f(OPCODE.echo, 2), L(3)], room)), [1, 2, 3]);
+      assert.deepEqual(ids(releasesLast([L(1), R(2)], room)), [1, 2]);
+      assert.deepEqual(ids(releasesLast([R(1), f(OPCODE.lookup, 2)], room)), [2, 1], 'a JSON lookup too');
+    });
+
+    it('a release of a pending or unknown ticket, or one that does not parse, stays where it came (a lookup could change what it releases)', () => {
+      assert.deepEqual(ids(releasesLast([R(101), L(2)], room)), [101, 2], 'ticket 101 is pending: the other rank\'s lookup could make it ready');
+      assert.deepEqual(ids(releasesLast([R(1), R(101), L(3)], room)), [1, 101, 3], 'and it holds the ones before it');
+      assert.deepEqual(ids(releasesLast([R(101), R(1), L(3)], room)), [101, 3, 1]);
+      assert.deepEqual(ids(releasesLast([f(OPCODE.releaseBinary, 7, Buffer.alloc(3)), L(8)], room)), [7, 8]);
     });
 
     it('keeps the order when the ticket table has no room for the read\'s lookups without its releases', () => {
       let asked = -1;
-      const full = { hasRoom: (n: number) => ((asked = n), false) };
-      const frames = [f(R, 1), f(L, 2), f(L, 3)];
+      const full = { ...room, hasRoom: (n: number) => ((asked = n), false) };
+      const frames = [R(1), L(2), L(3)];
       assert.equal(releasesLast(frames, full), frames);
       assert.equal(asked, 2, 'asked for room for both lookups');
     });
@@ -109,6 +117,26 @@ describe('runtime: the binary RELEASE (protocol 4)', function () {
       assert.deepEqual(c.unsolicited.map((r) => [r.requestId, r.opcode]), [[9002, OPCODE.lookupBinaryResult], [9003, OPCODE.statusResult]]);
       const status = c.unsolicited[1]!.body as { tiers: { pinned: number }; inFlight: { tickets: number } };
       assert.deepEqual([status.tiers.pinned, status.inFlight.tickets], [1, 1], 'the first ticket released, the second holding its one block');
+      await c.close();
+    });
+
+    it('a release of a pending ticket read with the lookup that makes it ready leaves it ready (the release is not moved past that lookup)', async () => {
+      const pages = pageFile(2, BLOCK);
+      pages.write(0, blockBytes('pend0', BLOCK));
+      const c = await engineClient(m, pages, 2, BLOCK);
+      assert.deepEqual((await c.request(OPCODE.save, { namespace: NS, hashes: ['pend0'], pages: [0] })).body.blocks, ['stored']);
+      const first = c.lookup(lookupBody(['pend0'], { request: 'rb-pend', rank: 0, worldSize: 2 }));
+      for (let i = 0; i < 100 && c.notices.size === 0; i++) await sleep(10);
+      const pending = [...c.notices.values()][0]!.ticket as number;
+      c.raw(Buffer.concat([
+        encodeFrame(OPCODE.releaseBinary, 9101, encodeReleaseRequest(pending)),
+        encodeFrame(OPCODE.lookupBinary, 9102, encodeLookupRequest(lookupBody(['pend0'], { request: 'rb-pend', rank: 1, worldSize: 2 }))),
+      ]));
+      assert.deepEqual([(await first).body.state, (await first).body.boundary], ['ready', 1]);
+      for (let i = 0; i < 200 && c.unsolicited.length < 1; i++) await sleep(5);
+      assert.deepEqual(c.unsolicited.map((r) => [r.requestId, r.body.state]), [[9102, 'ready']], 'no refusal of the release: it came while its ticket was pending');
+      const status = (await c.request(OPCODE.status, {})).body as { inFlight: { tickets: number } };
+      assert.equal(status.inFlight.tickets, 2, 'both ranks\' tickets are open and ready: the release, carried out first, did nothing to a pending ticket');
       await c.close();
     });
 

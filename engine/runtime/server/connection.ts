@@ -41,36 +41,54 @@ const coded = <K extends CatalogueKey>(key: K, ...args: ArgsOf<K>) => {
   return { code: d.code, message: d.message, ...(d.hint ? { hint: d.hint } : {}) };
 };
 
+/** What `releasesLast` asks of the service. */
+export interface ReleaseOrder {
+  /** Whether `tickets` more lookups could open now. */
+  hasRoom(tickets: number): boolean;
+  /** Whether the ticket a RELEASE names is open in this session and answered (no longer pending). */
+  answered(ticket: number): boolean;
+}
+
 /**
- * A read's frames, each binary RELEASE moved past the LOOKUPs that follow it (never past any
- * other frame), when the ticket table has room for every lookup of the read without those
- * releases. A client releases the ticket its scheduler did not select moments before its next
- * lookup, and a busy or idle Manager often reads both at once: the lookup is then answered
- * first and the release carried out right after, in the same turn. Nothing waits for a release,
- * and no lookup it passes can depend on it (the released ticket was answered before the lookup
- * was sent; leases are counts). Any other frame still sees every release sent before it.
+ * A read's frames, each binary RELEASE of an answered ticket moved past the LOOKUPs that follow
+ * it (never past any other frame), when the ticket table has room for every lookup of the read
+ * without those releases. A client releases the ticket its scheduler did not select moments
+ * before its next lookup, and a busy or idle Manager often reads both at once: the lookup is then
+ * answered first and the release carried out right after, in the same turn. Only a release of a
+ * ticket that is open in this session and already answered moves: no lookup can change such a
+ * ticket (rank agreement settles pending tickets only, and leases are counts). A release of a
+ * pending ticket (which a lookup of another rank could make ready), of an unknown ticket (whose id
+ * a lookup could take), or one that does not parse stays where it came, and so does every other
+ * frame: a STATUS or a restore after a release sees it done.
  */
-export function releasesLast(frames: Frame[], service: { hasRoom(tickets: number): boolean }): Frame[] {
+export function releasesLast(frames: Frame[], order: ReleaseOrder): Frame[] {
+  const movable = (f: Frame) => {
+    if (f.opcode !== OPCODE.releaseBinary) return false;
+    const ticket = decodeReleaseRequest(f.payload);
+    return typeof ticket === 'number' && order.answered(ticket);
+  };
+  const isLookup = (f: Frame) => f.opcode === OPCODE.lookupBinary || f.opcode === OPCODE.lookup;
   let lookups = 0;
   let passes = false;
   let held = 0;
-  for (const f of frames) {
-    if (f.opcode === OPCODE.releaseBinary) held++;
-    else if (f.opcode === OPCODE.lookupBinary || f.opcode === OPCODE.lookup) {
+  const moves = frames.map(movable);
+  frames.forEach((f, i) => {
+    if (moves[i]) held++;
+    else if (isLookup(f)) {
       lookups++;
       if (held > 0) passes = true;
     } else held = 0;
-  }
-  if (!passes || !service.hasRoom(lookups)) return frames;
+  });
+  if (!passes || !order.hasRoom(lookups)) return frames;
   const out: Frame[] = [];
   const waiting: Frame[] = [];
-  for (const f of frames) {
-    if (f.opcode === OPCODE.releaseBinary) waiting.push(f);
+  frames.forEach((f, i) => {
+    if (moves[i]) waiting.push(f);
     else {
-      if (f.opcode !== OPCODE.lookupBinary && f.opcode !== OPCODE.lookup) out.push(...waiting.splice(0));
+      if (!isLookup(f)) out.push(...waiting.splice(0));
       out.push(f);
     }
-  }
+  });
   out.push(...waiting);
   return out;
 }
@@ -284,6 +302,11 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     }
   };
 
+  const releaseOrder: ReleaseOrder = {
+    hasRoom: (tickets) => ctx.service.hasRoom(tickets),
+    answered: (ticket) => session !== null && ctx.service.answered(session, ticket),
+  };
+
   return new Promise<void>((resolve) => {
     // The handshake is decided before any later frame is looked at.
     let chain: Promise<void> = Promise.resolve();
@@ -332,7 +355,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     socket.on('data', (chunk: Buffer) => {
       if (closing) return;
       const { frames, fault } = decoder.push(chunk);
-      for (const f of frames.length > 1 && session !== null ? releasesLast(frames, ctx.service) : frames) {
+      for (const f of frames.length > 1 && session !== null ? releasesLast(frames, releaseOrder) : frames) {
         if (inFlight < ctx.maxInFlight) start(f);
         else waiting.push(f);
       }

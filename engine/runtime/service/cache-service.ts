@@ -98,6 +98,12 @@ export class CacheService {
     return this.tickets.size;
   }
 
+  /** Whether ticket `id` is open in `session` and answered (it has left pending, or was answered ahead). */
+  answered(session: Session, id: number): boolean {
+    const t = this.tickets.get(id);
+    return t !== undefined && t.session === session && t.answer !== null;
+  }
+
   /** Whether `tickets` more lookups could open now (the table's bound). */
   hasRoom(tickets: number): boolean {
     return this.tickets.size + tickets <= this.options.maxTickets;
