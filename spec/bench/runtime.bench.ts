@@ -229,27 +229,27 @@ const restoreAll = async (who: ManagerClient, order: readonly number[] = hashes.
 // Manager's mapping is at registration: both copy into mapped pages. A pass is ~50 ms, so one
 // pass each swings with the VM: ours and the copy alternate in mirrored order (A B B A …, after
 // one uncounted pass each), ORBITKV_BENCH_PAIRS passes each, and the row compares the totals.
-const DRAM_PAIRS = 2 * Math.ceil(Math.max(1, Number(process.env['ORBITKV_BENCH_PAIRS'] ?? 6)) / 2);
+/** Passes (or runs) each of ours and its peer, alternated in mirrored order (default 6, rounded up to even). */
+const PAIRS = 2 * Math.ceil(Math.max(1, Number(process.env['ORBITKV_BENCH_PAIRS'] ?? 6)) / 2);
+const rate = (bytesPerSec: number): Rate => ({ bytesPerSec, iops: bytesPerSec / BLOCK, cpuUsPerOp: 0 });
+/** All bytes over all time, for runs that each move the same bytes. */
+const allOver = (rates: readonly number[]) => rates.length / rates.reduce((t, r) => t + 1 / r, 0);
 const arena = allocAligned(bytes);
 for (let i = 0; i < blocks; i++) arena.fill(i & 0xff, i * BLOCK, (i + 1) * BLOCK);
 const mapping = mapShared(dst.fd, dst.size);
 const view = Buffer.from(mapping);
 await populatePages(view);
-const passRate = (bytesPerSec: number): Rate => ({ bytesPerSec, iops: bytesPerSec / BLOCK, cpuUsPerOp: 0 });
 const memcpyPass = (): Rate => {
   const t = performance.now();
   for (let i = 0; i < blocks; i++) arena.copy(view, i * BLOCK, i * BLOCK, (i + 1) * BLOCK);
-  return passRate(bytes / ((performance.now() - t) / 1000));
+  return rate(bytes / ((performance.now() - t) / 1000));
 };
 const dramRuns: [number[], number[]] = [[], []];
-await mirroredRounds([async () => passRate(await restoreAll(d)), memcpyPass], 1, { repeats: DRAM_PAIRS / 2, warmup: true, onRun: (i, r) => void dramRuns[i as 0 | 1].push(r.bytesPerSec) });
+await mirroredRounds([async () => rate(await restoreAll(d)), memcpyPass], 1, { repeats: PAIRS / 2, warmup: true, onRun: (i, r) => void dramRuns[i as 0 | 1].push(r.bytesPerSec) });
 unmapShared(mapping);
 const dramRatios = dramRuns[0].map((ours, k) => ours / dramRuns[1][k]!);
-// All bytes over all time (every pass moves the same bytes).
-const allOver = (rates: number[]) => rates.length / rates.reduce((t, r) => t + 1 / r, 0);
-const dramTotal = { bytesPerSec: allOver(dramRuns[0]) };
-const memcpyTotal = { bytesPerSec: allOver(dramRuns[1]) };
-results.push({ name: `restore ${bytes / MiB} MiB DRAM→pages, ${DRAM_PAIRS} passes each, mirrored (pass ratios ${Math.min(...dramRatios).toFixed(2)}-${Math.max(...dramRatios).toFixed(2)})`, unit: 'GB/s', ours: dramTotal.bytesPerSec / 1e9, peer: memcpyTotal.bytesPerSec / 1e9, peerName: 'memcpy 256k blocks → populated page mapping', ratio: rateRatio(dramTotal.bytesPerSec, memcpyTotal.bytesPerSec), target: 0.8 });
+const [dramTotal, memcpyTotal] = [allOver(dramRuns[0]), allOver(dramRuns[1])];
+results.push({ name: `restore ${bytes / MiB} MiB DRAM→pages, ${PAIRS} passes each, mirrored (pass ratios ${Math.min(...dramRatios).toFixed(2)}-${Math.max(...dramRatios).toFixed(2)})`, unit: 'GB/s', ours: dramTotal / 1e9, peer: memcpyTotal / 1e9, peerName: 'memcpy 256k blocks → populated page mapping', ratio: rateRatio(dramTotal, memcpyTotal), target: 0.8 });
 await Promise.all([c.close(), d.close()]);
 await stop(manager);
 
@@ -263,9 +263,7 @@ await stop(manager);
 // 6, rounded up to even); pair k is ours' k-th run against fio's k-th, and the row over all pairs
 // compares the totals (all bytes over all time).
 const RING_DEPTH = SSD_RING_DEPTH;
-const PAIRS = 2 * Math.ceil(Math.max(1, Number(process.env['ORBITKV_BENCH_PAIRS'] ?? 6)) / 2);
 const blocksFile = join(ssdDir, 'blocks.dat');
-const rate = (bytesPerSec: number): Rate => ({ bytesPerSec, iops: bytesPerSec / BLOCK, cpuUsPerOp: 0 });
 const ourSsdRun = async (): Promise<Rate> => {
   if (manager.exitCode === null && manager.signalCode === null) await stop(manager); // the last run's
   manager = await serve();
@@ -282,8 +280,8 @@ const ssdPairs = ssdRuns[0].map((ours, k) => ({ ours, fio: ssdRuns[1][k]! }));
 const ssdName = `restore ${bytes / MiB} MiB SSD→DRAM→pages (restarted, random slots, O_DIRECT, depth ${RING_DEPTH}, CRC-32C verified)`;
 const fioName = `fio randread 256k qd${RING_DEPTH} O_DIRECT, same file`;
 ssdPairs.forEach((p, k) => results.push({ name: `${ssdName}, pair ${k + 1}/${PAIRS}`, unit: 'GB/s', ours: p.ours / 1e9, peer: p.fio / 1e9, peerName: fioName, ratio: rateRatio(p.ours, p.fio), target: 0.85 }));
-const total = (rate: (p: { ours: number; fio: number }) => number) => (PAIRS * bytes) / ssdPairs.reduce((t, p) => t + bytes / rate(p), 0);
-results.push({ name: `${ssdName}, ${PAIRS} pairs, mirrored`, unit: 'GB/s', ours: total((p) => p.ours) / 1e9, peer: total((p) => p.fio) / 1e9, peerName: fioName, ratio: rateRatio(total((p) => p.ours), total((p) => p.fio)), target: 0.85 });
+const [ssdTotal, fioTotal] = [allOver(ssdRuns[0]), allOver(ssdRuns[1])];
+results.push({ name: `${ssdName}, ${PAIRS} pairs, mirrored`, unit: 'GB/s', ours: ssdTotal / 1e9, peer: fioTotal / 1e9, peerName: fioName, ratio: rateRatio(ssdTotal, fioTotal), target: 0.85 });
 if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'data') {
   // Only the data-path rows (save, DRAM restore, SSD restore), while iterating on them.
   await stop(manager);

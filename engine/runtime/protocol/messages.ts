@@ -16,11 +16,13 @@ export interface Namespace {
 /** Ids of the Namespace objects a NamespaceMemo hands out (each is reused for as long as its connection's engine asks about it). */
 const rememberedIds = new WeakMap<Namespace, string>();
 
+const idOf = (ns: Namespace): string => JSON.stringify([ns.model, ns.layout, ns.blockSize]);
+
 /** The id of a namespace: its model, layout and block size (one string; cache keys are derived from it). */
-export const namespaceId = (ns: Namespace): string => rememberedIds.get(ns) ?? JSON.stringify([ns.model, ns.layout, ns.blockSize]);
+export const namespaceId = (ns: Namespace): string => rememberedIds.get(ns) ?? idOf(ns);
 
 /** Computes `ns`'s id once, for an object that will be handed out again and again. */
-export const rememberNamespaceId = (ns: Namespace): void => void rememberedIds.set(ns, JSON.stringify([ns.model, ns.layout, ns.blockSize]));
+export const rememberNamespaceId = (ns: Namespace): void => void rememberedIds.set(ns, idOf(ns));
 
 export interface HelloRequest {
   protocol: number;

@@ -132,18 +132,20 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     socket.write(out);
   };
 
+  /** Writes a lookup's answer; a ready ticket carries a grant (another session of this uid may restore it with it). */
+  const answerLookup = (s: Session, requestId: number, r: LookupReply, result: LookupResult) => result(requestId, r, r.state === 'ready' ? s.tickets.grant(r.ticket) : null);
+
   /** A lookup in either encoding: answered through `result` (JSON or binary), a pending one named first. */
   const serveLookup = (s: Session, requestId: number, asked: LookupRequest, result: LookupResult, detach: () => void): void | Promise<void> => {
     s.tickets.lastAdded = null;
     const answer = ctx.service.lookup(s, asked);
-    // A ticket that settled at once is answered in this turn (no promise, no closure); a ready one carries a grant.
-    if (!(answer instanceof Promise)) return result(requestId, answer, answer.state === 'ready' ? s.tickets.grant(answer.ticket) : null);
+    // A ticket that settled at once is answered in this turn (no promise, no closure).
+    if (!(answer instanceof Promise)) return answerLookup(s, requestId, answer, result);
     return servePending(s, requestId, answer, s.tickets.lastAdded, result, detach);
   };
   const servePending = async (s: Session, requestId: number, answer: Promise<LookupReply>, ticket: number | null, result: LookupResult, detach: () => void): Promise<void> => {
     const PENDING = Symbol('pending');
-    // A ready ticket carries a grant: another session of this uid may restore it with it.
-    const answerWith = (r: LookupReply) => result(requestId, r, r.state === 'ready' ? s.tickets.grant(r.ticket) : null);
+    const answerWith = (r: LookupReply) => answerLookup(s, requestId, r, result);
     const first = await Promise.race([answer, Promise.resolve(PENDING)]);
     if (first !== PENDING) return answerWith(first);
     if (ticket !== null) send(OPCODE.lookupPending, requestId, { ticket, state: 'pending' });

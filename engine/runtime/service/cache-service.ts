@@ -193,8 +193,7 @@ export class CacheService {
         t.open();
       } catch (error) {
         this.logger.error('lookup-open-failed', { ticket: t.id, session: t.session.id, detail: error instanceof Error ? error.message : String(error) });
-        t.releaseAll();
-        t.observe('cancelled');
+        t.abandon();
       }
     }
   };
@@ -214,12 +213,7 @@ export class CacheService {
       next: (snap) => slot.ticket?.observe(snap.value as TicketState),
       // An effect that threw stops the actor: the ticket ends with its leases given back, and
       // the actor is not reused.
-      error: () => {
-        const t = slot.ticket;
-        if (!t) return;
-        t.releaseAll();
-        t.observe('cancelled');
-      },
+      error: () => slot.ticket?.abandon(),
     });
     slot.actor.start();
     this.xstate.actors++;

@@ -135,6 +135,12 @@ export class OpenTicket implements SessionTicket, RankMember {
     this.leased = [];
   }
 
+  /** Ends the ticket cancelled with its leases given back, when its actor cannot (it failed, or never got its OPEN). */
+  abandon(): void {
+    this.releaseAll();
+    this.observe('cancelled');
+  }
+
   /** The reply for a ticket that has left pending as `state` (its latency taken now). */
   private answerAs(state: TicketState): LookupReply {
     this.latencyUs = (performance.now() - this.started) * 1e3;
