@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# On the host (spec/bench/host-bundle.sh says what travels): unpacks node, fio and the runtime
+# dependencies, prints what the host is, then runs the runtime bench's lookup rows
+# HOST_LOOKUP_RUNS times (3), one full runtime bench and one io bench, each into $OUT.
+# HOST_BENCHES (default "lookup runtime io") picks which.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+b=$PWD/.gpu-bundle
+out=${OUT:-$PWD/host-out}
+mkdir -p "$out" /tmp/nodebin
+xz -dc "$b/node.xz" > /tmp/nodebin/node && xz -dc "$b/fio.xz" > /tmp/nodebin/fio && chmod +x /tmp/nodebin/node /tmp/nodebin/fio
+export PATH=/tmp/nodebin:$PATH
+[[ -d node_modules ]] || tar xJf "$b/rt.tar.xz"
+export ORBITKV_NATIVE_ADDON=$PWD/native/build/Release/orbitkv_native.node
+export ORBITKV_BENCH_DIR=${ORBITKV_BENCH_DIR:-/tmp/okv-bench} ORBITKV_BENCH_NO_BUILD=1
+{
+  date -u; uname -a; nproc; uptime; node --version; fio --version; python3 --version
+  echo "cpuidle: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)"
+  echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+  grep -m1 'model name' /proc/cpuinfo; df -h "$(dirname "$ORBITKV_BENCH_DIR")"; findmnt -T "$(dirname "$ORBITKV_BENCH_DIR")"
+  lsblk 2>/dev/null | head -20
+} > "$out/host-env.txt" 2>&1
+cat "$out/host-env.txt"
+benches=" ${HOST_BENCHES:-lookup runtime io} "
+if [[ $benches == *" lookup "* ]]; then
+  for i in $(seq 1 "${HOST_LOOKUP_RUNS:-3}"); do
+    ORBITKV_BENCH_RUNTIME_ROWS=lookup node "$b/bench/runtime.bench.mjs" 2>&1 | tee -a "$out/runtime-lookup.txt"
+  done
+fi
+[[ $benches == *" runtime "* ]] && node "$b/bench/runtime.bench.mjs" 2>&1 | tee "$out/runtime.txt"
+[[ $benches == *" io "* ]] && UV_THREADPOOL_SIZE=64 node "$b/bench/io.bench.mjs" 2>&1 | tee "$out/io.txt"
+uptime | tee -a "$out/host-env.txt"
