@@ -24,6 +24,8 @@ describe('runtime: faults against a real Manager', function () {
     const faulty: [string, () => Buffer][] = [
       ['random bytes', () => randomBytes(4096)],
       ['an oversize length', () => encodeFrame(OPCODE.echo, 1, Buffer.alloc(0)).fill(0, 16, 20).fill(0xff, 16, 19)],
+      // 2^64 - 1 as the id: rounded to 2^64 it could not be written back, and the Manager died of it.
+      ['a request id past 2^53 - 1', () => encodeFrame(OPCODE.echo, 1, Buffer.from('{}')).fill(0xff, 8, 16)],
     ];
     for (const [name, bytes] of faulty) {
       it(`${name}: that connection gets OKV7104 and is closed; another client keeps being served`, async () => {
@@ -39,6 +41,22 @@ describe('runtime: faults against a real Manager', function () {
         await good.close();
       });
     }
+
+    it('a request id past 2^53 - 1 before the handshake: OKV7104, closed; the largest exact id is echoed back as sent', async () => {
+      const bad = await ManagerClient.connect(m.socket);
+      bad.raw(encodeFrame(OPCODE.hello, 1, Buffer.from('{}')).fill(0xff, 8, 16));
+      await bad.whenClosed();
+      assert.ok(bad.unsolicited.some((r) => r.opcode === OPCODE.error && r.body.code === 'OKV7104' && /request-id/.test(String(r.body.message))), JSON.stringify(bad.unsolicited));
+      const good = await ManagerClient.connect(m.socket);
+      assert.equal((await good.hello(acceptedProfile())).opcode, OPCODE.welcome);
+      good.raw(encodeFrame(OPCODE.echo, Number.MAX_SAFE_INTEGER, Buffer.from('{"top":1}')));
+      const echoed = () => good.unsolicited.find((r) => r.requestId === Number.MAX_SAFE_INTEGER);
+      for (let i = 0; i < 500 && !echoed(); i++) await wait(10);
+      assert.equal(echoed()?.opcode, OPCODE.echoed, JSON.stringify(good.unsolicited));
+      assert.deepEqual(echoed()?.body, { top: 1 });
+      await good.close();
+      assert.equal(m.child.exitCode, null, 'the Manager is still running');
+    });
 
     it('a truncated frame then end of stream: logged, the session drained, the Manager keeps serving', async () => {
       const bad = await ManagerClient.connect(m.socket);

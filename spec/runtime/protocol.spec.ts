@@ -78,6 +78,11 @@ describe('runtime/protocol: framing', () => {
     const reserved = encodeFrame(3, 1);
     reserved.writeUInt32LE(1, 20);
     assert.equal(new FrameDecoder().push(reserved).fault?.kind, 'bad-reserved');
+    // Request ids are exact doubles: up to 2^53 - 1 decoded as sent, a larger high word refused.
+    assert.equal(new FrameDecoder().push(encodeFrame(3, Number.MAX_SAFE_INTEGER)).frames[0]!.requestId, Number.MAX_SAFE_INTEGER);
+    assert.deepEqual(new FrameDecoder().push(encodeFrame(3, 1).fill(0xff, 8, 16)).fault, { kind: 'bad-request-id', found: 0xffff_ffff });
+    const split = new FrameDecoder();
+    assert.equal(split.push(encodeFrame(3, 1, Buffer.from('abcd')).fill(0xff, 12, 16).subarray(0, HEADER_BYTES)).fault?.kind, 'bad-request-id');
     const d = new FrameDecoder();
     d.push(encodeFrame(3, 1, Buffer.from('abcdef')).subarray(0, HEADER_BYTES + 2));
     assert.deepEqual(d.end(), { kind: 'truncated', have: HEADER_BYTES + 2, need: HEADER_BYTES + 6 });

@@ -33,7 +33,12 @@ export type FrameFault =
   | { kind: 'bad-magic'; found: number }
   | { kind: 'oversize'; length: number; limit: number }
   | { kind: 'bad-reserved'; found: number }
+  /** A request id past 2^53 - 1 (its high word above 0x1fffff): no double names it exactly. */
+  | { kind: 'bad-request-id'; found: number }
   | { kind: 'truncated'; have: number; need: number };
+
+/** The largest high word of a request id a double holds exactly (ids up to 2^53 - 1). */
+const MAX_ID_HIGH = 0x1f_ffff;
 
 /** One frame as bytes: header then payload. */
 export function encodeFrame(opcode: number, requestId: number, payload: Buffer | Uint8Array = Buffer.alloc(0), version = PROTOCOL_VERSION): Buffer {
@@ -94,7 +99,7 @@ export class FrameDecoder {
       const head = this.pending[0]!;
       const length = head.readUInt32LE(16);
       // Faults are read from the header before waiting for the payload.
-      if (head.readUInt32LE(0) === MAGIC && length <= this.maxPayload && head.readUInt32LE(20) === 0 && this.pendingBytes < HEADER_BYTES + length) return { frames: [], fault: null };
+      if (head.readUInt32LE(0) === MAGIC && length <= this.maxPayload && head.readUInt32LE(20) === 0 && head.readUInt32LE(12) <= MAX_ID_HIGH && this.pendingBytes < HEADER_BYTES + length) return { frames: [], fault: null };
       data = this.join();
     }
     const frames: Frame[] = [];
@@ -105,8 +110,10 @@ export class FrameDecoder {
       if (length > this.maxPayload) return this.fail({ kind: 'oversize', length, limit: this.maxPayload }, frames);
       const reserved = data.readUInt32LE(20);
       if (reserved !== 0) return this.fail({ kind: 'bad-reserved', found: reserved }, frames);
-      if (data.length < HEADER_BYTES + length) break;
+      // Refused rather than rounded: a reply must name the id the client sent (and 2^64 would not encode).
       const high = data.readUInt32LE(12);
+      if (high > MAX_ID_HIGH) return this.fail({ kind: 'bad-request-id', found: high }, frames);
+      if (data.length < HEADER_BYTES + length) break;
       frames.push({
         version: data.readUInt16LE(4),
         opcode: data.readUInt16LE(6),

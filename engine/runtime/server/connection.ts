@@ -342,7 +342,12 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           // A defect met serving one request costs this connection, never the Manager.
           const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
           ctx.logger.error('request-failed', { session: session?.id ?? null, opcode: f.opcode, request: f.requestId, detail, stack: error instanceof Error ? (error.stack ?? null) : null });
-          fail(f.requestId, coded('requestFailed', OPCODE_NAMES.get(f.opcode) ?? `opcode ${f.opcode}`, detail));
+          // The error reply may meet the same defect (a reply that cannot be written): nothing escapes.
+          try {
+            fail(f.requestId, coded('requestFailed', OPCODE_NAMES.get(f.opcode) ?? `opcode ${f.opcode}`, detail));
+          } catch (again) {
+            ctx.logger.error('request-failed-reply', { session: session?.id ?? null, request: f.requestId, detail: again instanceof Error ? again.message : String(again) });
+          }
           close('request-failed');
         } finally {
           detach();
@@ -363,7 +368,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       }
       flow();
       if (fault) {
-        const detail = fault.kind === 'oversize' ? `length ${fault.length} > ${fault.limit}` : fault.kind === 'bad-magic' ? `0x${fault.found.toString(16)}` : fault.kind === 'bad-reserved' ? `0x${fault.found.toString(16)}` : `${fault.have}/${fault.need}`;
+        const detail = fault.kind === 'oversize' ? `length ${fault.length} > ${fault.limit}` : fault.kind === 'truncated' ? `${fault.have}/${fault.need}` : fault.kind === 'bad-request-id' ? `high word 0x${fault.found.toString(16)} > 0x1fffff (ids up to 2^53 - 1)` : `0x${fault.found.toString(16)}`;
         ctx.logger.warn('frame-fault', { session: session?.id ?? null, kind: fault.kind, detail });
         void chain.then(() => {
           fail(0, coded('frameFault', fault.kind, detail));
