@@ -275,6 +275,28 @@ describe('runtime/service: saves stream through windows, with one sync and one i
   });
 });
 
+describe('runtime/service: a chain that repeats a hash', () => {
+  it('restored, gives back every DRAM hold it took: the blocks stay evictable and later saves find room', async () => {
+    const cache = new BlockCache(new DramArena(BLOCK, 4), null);
+    const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64 }, null, quiet);
+    const s = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    s.pages = heldPages(8, cache).pages;
+    const copied: number[][] = [];
+    (s.pages as unknown as { writePages: (p: number[]) => Promise<void> }).writePages = async (p) => void copied.push(p);
+    // A DRAM tier of 4 slots restores in windows of one block: each restore copies twice.
+    assert.deepEqual((await service.save(s, { namespace: NS, hashes: ['A', 'B', 'C', 'D'], pages: [0, 1, 2, 3] })).blocks, ['stored', 'stored', 'stored', 'stored']);
+    for (const h of ['A', 'B', 'C', 'D']) {
+      const t = await service.lookup(s, { namespace: NS, hashes: [h, h], request: `r${h}`, rank: 0, worldSize: 1, deadlineMs: 1000 } as never);
+      assert.equal(t.state, 'ready');
+      assert.deepEqual((await service.restore(s, { ticket: t.ticket, pages: [4, 5] })).blocks, ['restored', 'restored']);
+    }
+    assert.deepEqual([...cache.blocks.values()].map((b) => [b.pins, b.dramBusy]), [[0, 0], [0, 0], [0, 0], [0, 0]]);
+    // The DRAM tier is full of idle, unpinned blocks: a new save evicts one (before: dram-full).
+    assert.deepEqual((await service.save(s, { namespace: NS, hashes: ['X'], pages: [6] })).blocks, ['stored']);
+    assert.deepEqual(copied, [[4], [5], [4], [5], [4], [5], [4], [5]]);
+  });
+});
+
 describe('runtime/service: a DRAM restore copies each window in one request', () => {
   it('blocks in DRAM go to their pages one writePages call per window (16 blocks), their bytes intact', async () => {
     const cache = new BlockCache(new DramArena(BLOCK, 64), null);

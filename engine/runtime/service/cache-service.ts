@@ -312,8 +312,18 @@ export class CacheService {
     t.send(TICKET_EVENT.consume);
     const keys = t.keys.slice(0, req.pages.length);
     let cancelled = false;
-    // Blocks whose DRAM slot this restore holds busy between its read and its copy.
-    const busy = new Set<string>();
+    // Holds this restore has on DRAM slots between a window's read and its copy, counted per key:
+    // a key can come twice (a chain that repeats a hash, or read-ahead windows that overlap), and
+    // each take raised the block's busy count once, so each is given back once.
+    const busy = new Map<string, number>();
+    const hold = (k: string) => busy.set(k, (busy.get(k) ?? 0) + 1);
+    const unhold = (k: string) => {
+      const n = busy.get(k);
+      if (n === undefined) return;
+      if (n === 1) busy.delete(k);
+      else busy.set(k, n - 1);
+      this.cache.idle(k);
+    };
     // Windows of at most 16 blocks, as many read ahead as fill half of DRAM (the two windows of
     // a quarter each that restores held before they streamed): the SSD queue stays full.
     const window = Math.max(1, Math.min(RESTORE_WINDOW, Math.floor(this.cache.dram.slots / 4)));
@@ -329,7 +339,7 @@ export class CacheService {
         let waits: Promise<void>[] | null = null;
         const take = (i: number, k: string, r: Awaited<ReturnType<BlockCache['inDram']>>) => {
           if ('slot' in r) {
-            busy.add(k);
+            hold(k);
             slots[i] = r.slot;
           } else slots[i] = r.reason;
         };
@@ -369,10 +379,8 @@ export class CacheService {
         try {
           if (into.length > 0) await pages.writePages(into, served);
         } finally {
-          for (let i = 0; i < slots.length; i++) {
-            const k = keys[from + i]!;
-            if (busy.delete(k)) this.cache.idle(k);
-          }
+          // Only the holds this window took (a slot, not a reason): another window's stay.
+          for (let i = 0; i < slots.length; i++) if (typeof slots[i] !== 'string') unhold(keys[from + i]!);
         }
         return results;
       },
@@ -388,7 +396,8 @@ export class CacheService {
       actor.subscribe((s) => {
         if (s.status !== 'done') return;
         session.cancels.delete(cancel);
-        for (const k of busy) this.cache.idle(k);
+        // Windows read but never copied (cancelled between the two) give their holds back here.
+        for (const [k, n] of busy) for (let j = 0; j < n; j++) this.cache.idle(k);
         busy.clear();
         t.send(TICKET_EVENT.consumed);
         const blocks = keys.map((_, i) => s.context.results[i] ?? 'cancelled');
