@@ -396,3 +396,79 @@ describe('runtime: a busy metrics port', function () {
     }
   });
 });
+
+describe('runtime: connections are bounded', function () {
+  this.timeout(120_000);
+  const operator = async (socket: string) => {
+    const c = await ManagerClient.connect(socket);
+    await c.request(OPCODE.operator, {});
+    return c;
+  };
+  type Connections = { open: number; max: number; unsentBytes: number };
+  const connections = async (c: ManagerClient) => ((await c.request(OPCODE.status, {})).body as { connections: Connections }).connections;
+
+  it('a connection without HELLO is closed after --handshake-ms with OKV7152; one that said HELLO stays', async () => {
+    const m = await startManager(['--dram', '256k', '--block-size', '64k', '--handshake-ms', '300']);
+    const silent = await ManagerClient.connect(m.socket);
+    const good = await ManagerClient.connect(m.socket);
+    assert.equal((await good.hello(acceptedProfile())).opcode, OPCODE.welcome);
+    await silent.whenClosed();
+    assert.ok(silent.unsolicited.some((r) => r.opcode === OPCODE.error && r.body.code === 'OKV7152'), JSON.stringify(silent.unsolicited));
+    assert.ok(m.logs.some((l) => l.event === 'handshake-timeout'));
+    await wait(400);
+    assert.deepEqual((await good.request(OPCODE.echo, { still: true })).body, { still: true });
+    await good.close();
+    assert.equal(await m.stop(), 0);
+  });
+
+  it('past --max-connections a new connection is closed at accept and logged; a freed place is served again', async () => {
+    const m = await startManager(['--dram', '256k', '--block-size', '64k', '--max-connections', '3']);
+    const held = await Promise.all([0, 1, 2].map(() => ManagerClient.connect(m.socket)));
+    for (const c of held) assert.equal((await c.hello(acceptedProfile())).opcode, OPCODE.welcome);
+    const extra = await ManagerClient.connect(m.socket);
+    await extra.whenClosed();
+    for (let i = 0; i < 100 && !m.logs.some((l) => l.event === 'connections-dropped'); i++) await wait(10);
+    assert.ok(m.logs.some((l) => l.event === 'connections-dropped' && l.max === 3), JSON.stringify(m.logs.slice(-3)));
+    await held.pop()!.close();
+    await wait(50);
+    const watcher = await operator(m.socket);
+    assert.deepEqual(await connections(watcher), { open: 3, max: 3, unsentBytes: 0 });
+    await watcher.close();
+    for (const c of held) await c.close();
+    assert.equal(await m.stop(), 0);
+  });
+
+  it('frames already read wait while their client reads no replies: REQUESTS by the dozen hold one reply, not one each; all are answered once it reads', async () => {
+    const m = await startManager(['--dram', '256k', '--block-size', '64k', '--records', '2000']);
+    const c = await ManagerClient.connect(m.socket);
+    await c.hello(acceptedProfile());
+    // 2,000 records with long names: each REQUESTS reply is about 2 MB.
+    const ns = { model: 'm'.repeat(250), layout: 'l'.repeat(250), blockSize: 16 };
+    for (let b = 0; b < 10; b++) {
+      const replies = Array.from({ length: 200 }, (_, i) => c.request(OPCODE.lookup, { namespace: ns, hashes: [`h${i}`], request: `${'r'.repeat(240)}${b}-${i}`, rank: 0, worldSize: 1, deadlineMs: 0 }));
+      for (const r of await Promise.all(replies)) assert.equal(r.opcode, OPCODE.lookupResult, JSON.stringify(r.body));
+    }
+    c.socket.pause();
+    const N = 40;
+    c.raw(Buffer.concat(Array.from({ length: N }, (_, i) => encodeFrame(OPCODE.requests, 1_000_000 + i, Buffer.from('{"limit":2000}')))));
+    await wait(1500);
+    const watcher = await operator(m.socket);
+    const held = await connections(watcher);
+    // Without the wait, every one of the 40 replies is built and buffered: ~80 MiB (79 MB measured).
+    assert.ok(held.unsentBytes < 8 * 2 ** 20, `${held.unsentBytes} reply bytes held for a client that reads none`);
+    await watcher.close();
+    // Read from here on with a decoder that takes the large replies: every REQUESTS is answered.
+    c.socket.removeAllListeners('data');
+    const { FrameDecoder } = await import('../../engine/runtime/protocol/index.js');
+    const decoder = new FrameDecoder(64 * 2 ** 20);
+    let answered = 0;
+    c.socket.on('data', (chunk: Buffer) => {
+      for (const f of decoder.push(chunk).frames) if (f.opcode === OPCODE.requestsResult && (JSON.parse(f.payload.toString()) as { records: unknown[] }).records.length === 2000) answered++;
+    });
+    c.socket.resume();
+    for (let i = 0; i < 600 && answered < N; i++) await wait(50);
+    assert.equal(answered, N);
+    c.socket.destroy();
+    assert.equal(await m.stop(), 0);
+  });
+});

@@ -47,6 +47,7 @@ export const command: CommandModule = {
       `lookups answered ahead of their ticket actor: ${s.lookups.answeredAhead}${s.lookups.mismatched > 0 ? `; ${s.lookups.mismatched} whose actor then went elsewhere (a defect: see the log's lookup-answer-mismatch)` : ', each as its actor then went'}`,
       `restored blocks by tier: DRAM ${s.hits.dram} (${(100 * s.hits.ratio.dram).toFixed(1)}%), SSD ${s.hits.ssd} (${(100 * s.hits.ratio.ssd).toFixed(1)}%); checksum misses ${s.hits.misses}`,
       ...(s.recovery ? [`recovered at start: ${s.recovery.entries} entries, ${s.recovery.tornBytes} torn journal bytes dropped`] : []),
+      `connections: ${s.connections.open} of at most ${s.connections.max}; ${s.connections.unsentBytes} reply bytes written but not yet read by their clients`,
       `sessions: ${s.sessions.length}`,
       ...s.sessions.map((x) => `  #${x.id} pid ${x.pid ?? '?'} ${x.client} ${x.engine} ${x.version} since ${x.since}: ${x.tickets} tickets, ${x.ops} ops`),
     ];

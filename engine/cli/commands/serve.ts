@@ -3,7 +3,8 @@ import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 
 const USAGE = `usage: orbitkv serve [--socket PATH] [--dram SIZE] [--ssd DIR --ssd-size SIZE] [--block-size SIZE]
-                     [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N] [--faults SPEC]
+                     [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N]
+                     [--max-connections N] [--handshake-ms N] [--faults SPEC]
 
 Runs the Manager in the foreground: the cache engines connect to over a Unix socket.
   --socket PATH      socket (default <ENV>_MANAGER_SOCKET, else $XDG_RUNTIME_DIR/<prefix>/manager.sock, else
@@ -18,6 +19,8 @@ Runs the Manager in the foreground: the cache engines connect to over a Unix soc
   --registry DIR     registry whose rejection checks decide handshakes (default ./contracts, else the embedded one)
   --lease-ms N       how long a ready lookup holds its blocks (default 30000)
   --records N        lookup records kept for \`orbitkv requests\` (default 10000)
+  --max-connections N  connections served at once; more are closed at accept and logged (default 1024)
+  --handshake-ms N   a connection without HELLO for this long is closed (default 10000)
   --faults SPEC      qualification only (\`orbitkv gate run\`): inject faults, e.g.
                      ssd-read-hold-ms=1500,restore-copy-delay-ms=800; never on without this flag
 Sizes: 1048576, 64k, 512MiB, 8gb (k/m/g/t are powers of 1024).
@@ -38,6 +41,8 @@ export const command: CommandModule = {
       registry: { type: 'string' },
       'lease-ms': { type: 'string' },
       records: { type: 'string' },
+      'max-connections': { type: 'string' },
+      'handshake-ms': { type: 'string' },
       'checkpoint-every': { type: 'string' },
       faults: { type: 'string' },
     });
@@ -80,6 +85,8 @@ export const command: CommandModule = {
     };
     const leaseMs = integer('lease-ms', values['lease-ms'], 30_000);
     const records = integer('records', values.records, 10_000);
+    const maxConnections = integer('max-connections', values['max-connections'], 1024);
+    const handshakeMs = integer('handshake-ms', values['handshake-ms'], 10_000);
     const checkpointEvery = integer('checkpoint-every', values['checkpoint-every'], 4096);
     let faults: import('../../runtime/faults/index.js').FaultPlan | null = null;
     if (values.faults !== undefined) {
@@ -115,7 +122,7 @@ export const command: CommandModule = {
     process.once('SIGINT', int);
     let manager;
     try {
-      manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, logger });
+      manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, maxConnections, handshakeMs, logger });
     } catch (error) {
       process.off('SIGTERM', term);
       process.off('SIGINT', int);

@@ -38,9 +38,11 @@ export const RUNTIME_DIAGNOSTICS = {
   // A start fault, numbered in 71xx because today's new runtime codes take OKV7110-OKV7149.
   metricsUnavailable: def({ code: 'OKV7111', severity: 'error', rule: 'metrics-unavailable', message: (address: string, reason: string) => `--metrics ${address} cannot be served (${reason}); the Manager did not start`, hint: () => 'pick a free port, or stop what holds this one (ss -ltnp)' }),
   fdDepositRefused: def({ code: 'OKV7112', severity: 'error', rule: 'fd-deposit-refused', message: (reason: string, detail: string) => `the memfd deposit is refused (${reason}): ${detail}`, hint: () => 'send {"session", "token"} from WELCOME with exactly one memfd (SCM_RIGHTS) on the fd socket' }),
-  // OKV7150-OKV7179: the binary lookup (protocol 3) and release (protocol 4)
+  // OKV7150-OKV7151: the binary lookup (protocol 3) and release (protocol 4)
   binaryLookupMalformed: def({ code: 'OKV7150', severity: 'error', rule: 'binary-lookup-malformed', message: (problem: string) => `LOOKUP_BINARY: the payload is not a binary lookup (${problem}); this connection is closed`, hint: () => 'encode it as protocol/lookup-binary.ts lays it out (the generated client\'s encode_lookup does); reconnect' }),
   binaryReleaseMalformed: def({ code: 'OKV7151', severity: 'error', rule: 'binary-release-malformed', message: (problem: string) => `RELEASE_BINARY: the payload is not a binary release (${problem}); this connection is closed`, hint: () => 'send the ticket as two little-endian u32 words, low first (protocol/release-binary.ts; the generated client\'s release does); reconnect' }),
+  // OKV7152-OKV7159: connections
+  handshakeTimeout: def({ code: 'OKV7152', severity: 'error', rule: 'handshake-timeout', message: (ms: number) => `no HELLO within ${ms} ms of connecting; this connection is closed`, hint: () => 'send HELLO {protocol, profile} as the first frame, at once after connecting' }),
   // 72xx: qualification gates (\`orbitkv gate run\`) and the fault injection they start the Manager with
   faultPlanInvalid: def({ code: 'OKV7201', severity: 'error', rule: 'fault-plan-invalid', message: (item: string, problem: string) => `--faults '${item}': ${problem}`, hint: () => 'faults are for qualification runs only: NAME=MILLISECONDS, comma-separated (ssd-read-hold-ms, restore-copy-delay-ms)' }),
   gateRunUnknown: def({ code: 'OKV7202', severity: 'error', rule: 'gate-run-unknown', message: (id: string) => `no contract '${id}' in the registry`, hint: () => 'name a gate id (orbitkv status --kind gate lists them), or pass --all' }),

@@ -28,6 +28,8 @@ export interface ConnectionContext {
   fdSocket: string;
   status(): unknown;
   sessions: Set<Session>;
+  /** How long a connection may stay without HELLO (or OPERATOR) before it is closed. */
+  handshakeMs: number;
 }
 
 /** Most pending lookups of one connection that do not count against its in-flight bound. */
@@ -323,7 +325,15 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       if (waiting.length > 0 || socket.writableLength > maxUnsent) socket.pause();
       else if (socket.isPaused()) socket.resume();
     };
-    socket.on('drain', flow);
+    // A frame starts only while the client has read its replies: frames already read (up to one
+    // read's worth) wait past the bound, so a client that sends small requests with large replies
+    // (REQUESTS) and reads none holds at most the bound plus one reply, not one per frame.
+    const mayStart = () => inFlight < ctx.maxInFlight && socket.writableLength <= maxUnsent;
+    const pump = () => {
+      while (!closing && waiting.length > 0 && mayStart()) start(waiting.shift()!);
+      flow();
+    };
+    socket.on('drain', pump);
     const start = (f: Frame) => {
       inFlight++;
       let slot = true;
@@ -331,9 +341,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
         if (!slot) return;
         slot = false;
         inFlight--;
-        const next = waiting.shift();
-        if (next) start(next);
-        else flow();
+        pump();
       };
       const run = async () => {
         try {
@@ -363,7 +371,8 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       if (closing) return;
       const { frames, fault } = decoder.push(chunk);
       for (const f of frames.length > 1 && session !== null ? releasesLast(frames, releaseOrder) : frames) {
-        if (inFlight < ctx.maxInFlight) start(f);
+        // In order: once one frame waits, the ones after it wait behind it.
+        if (waiting.length === 0 && mayStart()) start(f);
         else waiting.push(f);
       }
       flow();
@@ -385,7 +394,16 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       socket.end();
     });
     socket.on('error', () => undefined);
+    // A connection that never says HELLO would hold its socket for good: it gets a deadline.
+    const handshake = setTimeout(() => {
+      if (session !== null || operator || closing) return;
+      ctx.logger.warn('handshake-timeout', { afterMs: ctx.handshakeMs, pid: peer?.pid ?? null });
+      fail(0, coded('handshakeTimeout', ctx.handshakeMs));
+      close('handshake-timeout');
+    }, ctx.handshakeMs);
+    handshake.unref();
     socket.on('close', () => {
+      clearTimeout(handshake);
       const s = session;
       if (!s) return resolve();
       void s.close().then(() => {

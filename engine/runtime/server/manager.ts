@@ -40,6 +40,10 @@ export interface ManagerOptions {
   maxPayload?: number;
   maxBlocks?: number;
   checkpointEvery?: number;
+  /** Connections served at once (default 1024): more are closed at accept, logged and counted. */
+  maxConnections?: number;
+  /** How long a connection may go without HELLO before it is closed (default 10000 ms). */
+  handshakeMs?: number;
   logger: Logger;
 }
 
@@ -65,6 +69,8 @@ export interface ManagerStatus {
   lookups: { answeredAhead: number; mismatched: number };
   hits: { dram: number; ssd: number; misses: number; ratio: { dram: number; ssd: number } };
   recovery: SsdTier['index']['recovery'] | null;
+  /** Connections open now (bound: `max`), and the reply bytes written for them that their clients have not read yet. */
+  connections: { open: number; max: number; unsentBytes: number };
 }
 
 export class ManagerStartError extends Error {
@@ -135,10 +141,12 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         lookups: { answeredAhead: service.ahead.answered, mismatched: service.ahead.mismatched },
         hits: { dram: c.hitsDram, ssd: c.hitsSsd, misses: c.checksumMisses, ratio: { dram: total ? c.hitsDram / total : 0, ssd: total ? c.hitsSsd / total : 0 } },
         recovery: ssd ? ssd.index.recovery : null,
+        connections: { open: sockets.size, max: maxConnections, unsentBytes: [...sockets].reduce((n, x) => n + x.writableLength, 0) },
       };
     };
     const connections = new Set<Promise<void>>();
     const sockets = new Set<import('node:net').Socket>();
+    const maxConnections = o.maxConnections ?? 1024;
     const server: Server = createServer((socket) => {
       // SO_PEERCRED: the socket's mode already keeps other uids out; this refuses one that got
       // in anyway (a widened folder or socket mode) and says who it was.
@@ -164,9 +172,25 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         fdSocket: fdSocketPath(o.socketPath),
         status,
         sessions,
+        handshakeMs: o.handshakeMs ?? 10_000,
       }, { pid: peer.pid, uid: peer.uid });
       connections.add(done);
       void done.then(() => connections.delete(done));
+    });
+    // Past the bound, Node closes a new connection at accept ('drop'): each engine keeps a few, so
+    // this is a leak or a flood, and the Manager keeps its fds for the clients it serves.
+    server.maxConnections = maxConnections;
+    // Logged at most once a second, with how many went since the last line (a flood of connects must not flood the log).
+    let dropped = 0;
+    let droppedLogged = 0;
+    server.on('drop', () => {
+      metrics.connectionsRefused.inc({ reason: 'max-connections' });
+      dropped++;
+      const now = Date.now();
+      if (now - droppedLogged < 1000) return;
+      o.logger.warn('connections-dropped', { dropped, open: sockets.size, max: maxConnections });
+      dropped = 0;
+      droppedLogged = now;
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
