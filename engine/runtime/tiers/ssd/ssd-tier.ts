@@ -10,12 +10,12 @@
 import { execFile } from 'node:child_process';
 import { closeSync, existsSync, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
 import { open, statfs } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { crc32c, openFile, openRing, type DirectFile, type IoRing } from '../../../../native/index.js';
 import { SlotPool } from '../slots/index.js';
 import { CopyBatcher } from '../../pages/index.js';
-import { RECORD_BYTES, SsdIndex, type ChecksumKind } from './index/index.js';
+import { RECORD_BYTES, SsdIndex, syncDirSync, type ChecksumKind } from './index/index.js';
 import { faultPoint } from '../../faults/index.js';
 
 export interface SsdOptions {
@@ -220,7 +220,10 @@ export const blockChecksum = (bytes: Uint8Array, sum: ChecksumKind): number => (
 
 /** Opens (creating) the data file, cuts it to `bytes` if larger, and returns its size. */
 function sizeTo(path: string, bytes: number): number {
-  const fd = openSync(path, existsSync(path) ? 'r+' : 'w+', 0o600);
+  const created = !existsSync(path);
+  const fd = openSync(path, created ? 'w+' : 'r+', 0o600);
+  // Its name made durable before any block is written into it (the index names slots of this file).
+  if (created) syncDirSync(dirname(path));
   try {
     const size = fstatSync(fd).size;
     if (size > bytes) ftruncateSync(fd, bytes);

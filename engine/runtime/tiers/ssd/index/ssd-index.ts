@@ -4,7 +4,7 @@
  * the checkpoint, replays the journal up to its first torn record (cut off there), and so
  * keeps every committed entry and nothing torn. Memory is one entry per SSD slot at most.
  */
-import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncate, ftruncateSync, openSync, readFileSync, readSync, write } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, fsyncSync, ftruncate, ftruncateSync, openSync, readFileSync, readSync, write } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -54,7 +54,11 @@ export class SsdIndex {
   constructor(private readonly dir: string, private readonly slots: number, private readonly checkpointEvery: number) {
     const journal = join(dir, 'index.journal');
     this.nextCheckpointAt = checkpointEvery;
-    this.journalFd = openSync(journal, existsSync(journal) ? 'r+' : 'w+', 0o600);
+    const created = !existsSync(journal);
+    this.journalFd = openSync(journal, created ? 'w+' : 'r+', 0o600);
+    // A new file's name is durable only once its folder is synced: commits into a journal whose
+    // entry a power loss drops would be lost with it.
+    if (created) syncDirSync(dir);
     this.recovery = this.recover();
   }
 
@@ -289,6 +293,16 @@ async function writeAll(fd: number, bytes: Buffer, position: number): Promise<vo
   while (done < bytes.length) {
     const n = await new Promise<number>((resolve, reject) => write(fd, bytes, done, bytes.length - done, position + done, (e, w) => (e ? reject(e) : resolve(w))));
     done += n;
+  }
+}
+
+/** fsync of a folder, at once (a file was just created in it). */
+export function syncDirSync(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
