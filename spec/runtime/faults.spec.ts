@@ -438,6 +438,19 @@ describe('runtime: connections are bounded', function () {
     assert.equal(await m.stop(), 0);
   });
 
+  it('STATUS lists at most 128 sessions and counts them all: with 600 connected it is still one frame a client reads', async () => {
+    const m = await startManager(['--dram', '256k', '--block-size', '64k']);
+    const many = await Promise.all(Array.from({ length: 600 }, () => ManagerClient.connect(m.socket)));
+    await Promise.all(many.map((c) => c.hello(acceptedProfile(), { client: 'a-client-name-of-some-length' })));
+    const watcher = await operator(m.socket);
+    const status = (await watcher.request(OPCODE.status, {})).body as { sessionCount: number; sessions: unknown[] };
+    assert.equal(status.sessionCount, 600);
+    assert.equal(status.sessions.length, 128);
+    await watcher.close();
+    await Promise.all(many.map((c) => c.close()));
+    assert.equal(await m.stop(), 0);
+  });
+
   it('frames already read wait while their client reads no replies: REQUESTS by the dozen hold one reply, not one each; all are answered once it reads', async () => {
     const m = await startManager(['--dram', '256k', '--block-size', '64k', '--records', '2000']);
     const c = await ManagerClient.connect(m.socket);

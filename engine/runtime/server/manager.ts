@@ -56,6 +56,12 @@ export interface RunningManager {
   stop(): Promise<void>;
 }
 
+/**
+ * Sessions listed by STATUS: at most this many (120-400 bytes each), so the reply fits one frame
+ * of the default 64 KiB payload bound however many clients are connected.
+ */
+export const STATUS_SESSIONS = 128;
+
 export interface ManagerStatus {
   pid: number;
   protocol: number;
@@ -63,7 +69,9 @@ export interface ManagerStatus {
   socket: string;
   blockBytes: number;
   tiers: ReturnType<BlockCache['usage']>;
+  /** The first STATUS_SESSIONS sessions by id (the reply stays one bounded frame); `sessionCount` counts them all. */
   sessions: { id: number; pid: number | null; client: string; engine: string; version: string; since: string; tickets: number; ops: number }[];
+  sessionCount: number;
   inFlight: { tickets: number; saves: number; restores: number };
   /** Lookups answered before their ticket actor took the OPEN, and those whose actor then went elsewhere (a defect, logged). */
   lookups: { answeredAhead: number; mismatched: number };
@@ -136,7 +144,8 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         socket: o.socketPath,
         blockBytes: o.blockBytes,
         tiers: cache.usage(),
-        sessions: [...sessions].map((s) => ({ id: s.id, pid: s.peer?.pid ?? null, client: s.client, engine: s.profile.engine, version: s.profile.version, since: s.since.toISOString(), tickets: s.tickets.size, ops: s.ops.size })),
+        sessionCount: sessions.size,
+        sessions: [...sessions].slice(0, STATUS_SESSIONS).map((s) => ({ id: s.id, pid: s.peer?.pid ?? null, client: s.client, engine: s.profile.engine, version: s.profile.version, since: s.since.toISOString(), tickets: s.tickets.size, ops: s.ops.size })),
         inFlight: { tickets: service.openTickets, saves: service.operations.saves, restores: service.operations.restores },
         lookups: { answeredAhead: service.ahead.answered, mismatched: service.ahead.mismatched },
         hits: { dram: c.hitsDram, ssd: c.hitsSsd, misses: c.checksumMisses, ratio: { dram: total ? c.hitsDram / total : 0, ssd: total ? c.hitsSsd / total : 0 } },
