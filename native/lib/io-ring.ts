@@ -79,6 +79,11 @@ export class IoRing {
   /** Completions taken back with submits since the event loop last turned (see pump). */
   private inlineCompletions = 0;
   private inlineReset = false;
+  /**
+   * True while settleCompletions reads the shared ids/results arrays: a pump that callbacks
+   * start then (close() pumps at once) submits without reaping, since a reap writes the arrays.
+   */
+  private settling = false;
   private closing: Promise<void> | null = null;
   private drained: (() => void) | null = null;
   private registered = new Map<ArrayBufferLike, { index: number; start: number; end: number }>();
@@ -362,7 +367,7 @@ export class IoRing {
       queued++;
     }
     if (queued === 0) return;
-    const n = this.queueRows(rows, this.inlineCompletions < this.depth * INLINE_TURNS);
+    const n = this.queueRows(rows, !this.settling && this.inlineCompletions < this.depth * INLINE_TURNS);
     if (n === 0) return;
     // Completions that were already waiting came back with the submit: settle them now. Bounded
     // per loop turn, so a ring that always has completions ready cannot starve timers and I/O.
@@ -460,14 +465,20 @@ export class IoRing {
 
   /** Settles `count` completions from the shared ids/results arrays. */
   private settleCompletions(count: number): void {
-    for (let i = 0; i < count; i++) {
-      const rec = this.ops.get(this.ids[i]!);
-      const result = this.results[i]!;
-      if (!rec) continue;
-      this.release(rec);
-      if (result >= 0) this.settle(rec, result);
-      else if (rec.cancelRequested && result === -125 /* ECANCELED */) this.settle(rec, this.cancelledError(rec));
-      else this.settle(rec, IoError.fromResult(result, rec.op, rec.file.path, rec.offset, rec.length));
+    const outer = this.settling;
+    this.settling = true;
+    try {
+      for (let i = 0; i < count; i++) {
+        const rec = this.ops.get(this.ids[i]!);
+        const result = this.results[i]!;
+        if (!rec) continue;
+        this.release(rec);
+        if (result >= 0) this.settle(rec, result);
+        else if (rec.cancelRequested && result === -125 /* ECANCELED */) this.settle(rec, this.cancelledError(rec));
+        else this.settle(rec, IoError.fromResult(result, rec.op, rec.file.path, rec.offset, rec.length));
+      }
+    } finally {
+      this.settling = outer;
     }
   }
 

@@ -207,6 +207,40 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       await ring.close();
     });
 
+    it('close() called from a submitRead callback still settles every op exactly once', async () => {
+      // close() pumps at once; a pump that reaped there would overwrite the shared ids/results
+      // arrays the batch being settled is still reading (ops lost, close never resolving).
+      const path = scratch.path('close-in-callback.bin');
+      const total = 512;
+      writeFileSync(path, Buffer.alloc(total * BLOCK, 7));
+      const ring = openRing({ depth: 64, backend });
+      const file = openFile(path, { direct: false });
+      const outcomes = new Array<number>(total).fill(0);
+      let closing: Promise<void> | null = null;
+      for (let i = 0; i < total; i++) {
+        ring.submitRead(file, allocAligned(BLOCK), i * BLOCK, (error, bytes) => {
+          outcomes[i]!++;
+          if (error) assert.ok(error instanceof IoError || error instanceof CancelledError, String(error));
+          else assert.equal(bytes, BLOCK);
+          closing ??= ring.close();
+        });
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('stuck'), 5000)));
+      const closed = (async () => {
+        while (!closing) await new Promise((r) => setImmediate(r));
+        await closing;
+        return 'closed';
+      })();
+      const how = await Promise.race([closed, stuck]);
+      clearTimeout(timer);
+      const counts = outcomes.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<number, number>());
+      assert.equal(how, 'closed', `close never resolved; outcomes per op ${JSON.stringify([...counts])}, stats ${JSON.stringify(ring.stats)}`);
+      assert.deepEqual([...counts], [[1, total]]);
+      await file.close();
+      assert.equal(liveNativeOps(), 0);
+    });
+
     it('refuses an unknown op kind, a vectored kind on queue() and a duplicate id in the raw binding', () => {
       const raw = rawBackend(backend);
       const fd = openSync(scratch.path('raw.bin'), 'w+');
