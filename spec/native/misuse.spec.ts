@@ -241,6 +241,24 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       assert.equal(liveNativeOps(), 0);
     });
 
+    it('refuses a raw queueVec or registerBuffers whose buffers array closed the ring (an accessor) while it was read, without crashing', async () => {
+      // Reading an array element can run JS (an accessor); the ring may be closed or have an op
+      // in flight by the time the elements are read. Each case in its own child: a SIGSEGV.
+      const expected: Record<string, string> = {
+        queueVecClosing: 'ERING_CLOSED',
+        registerClosing: 'ERING_CLOSED',
+        // The pool registers nothing, so an op in flight does not matter to it.
+        registerQueueing: backend === 'io_uring' ? 'EBUSY' : 'returned 2',
+      };
+      for (const [name, outcome] of Object.entries(expected)) {
+        const r = await runFixture(fixture('raw-misuse.ts'), [scratch.dir, backend, name]);
+        assert.equal(r.code, 0, `${name}: exit ${r.code} ${r.signal ?? ''} ${r.stderr.slice(-1500)}`);
+        const report = JSON.parse(r.stdout) as { outcome: string; completions: string[]; inFlight: number };
+        assert.equal(report.outcome, outcome, name);
+        assert.equal(report.inFlight, 0, name);
+      }
+    });
+
     it('refuses an unknown op kind, a vectored kind on queue() and a duplicate id in the raw binding', () => {
       const raw = rawBackend(backend);
       const fd = openSync(scratch.path('raw.bin'), 'w+');

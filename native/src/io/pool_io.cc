@@ -116,14 +116,20 @@ void PoolIo::AfterExecute(uv_work_t* req, int status) {
 Napi::Value PoolIo::Queue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  Start(env, ParseQueue(info));
+  OpPtr op = ParseQueue(info);
+  CheckOpen(env);  // as QueueVec's
+  Start(env, std::move(op));
   return env.Undefined();
 }
 
 Napi::Value PoolIo::QueueVec(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  Start(env, ParseQueueVec(info));
+  OpPtr op = ParseQueueVec(info);
+  // Reading the buffers array can run JS (an accessor) that closed the backend; work started
+  // now would complete into a sink that no longer has arrays.
+  CheckOpen(env);
+  Start(env, std::move(op));
   return env.Undefined();
 }
 
@@ -134,7 +140,9 @@ Napi::Value PoolIo::QueueMany(const Napi::CallbackInfo& info) {
   QueueRows rows = ParseQueueRows(info);
   for (size_t i = rows.start; i < rows.end; i++) {
     try {
-      Start(env, ParseRow(env, rows.table + i * kQueueRow, rows.Buffer(i)));
+      OpPtr op = ParseRow(env, rows.table + i * kQueueRow, rows.Buffer(i));
+      CheckOpen(env);  // as QueueVec's
+      Start(env, std::move(op));
     } catch (Napi::Error& e) {
       e.Set("index", Napi::Number::New(env, static_cast<double>(i)));
       throw;
@@ -164,6 +172,7 @@ Napi::Value PoolIo::RegisterBuffers(const Napi::CallbackInfo& info) {
   if (info.Length() < 1 || !info[0].IsArray()) throw ArgError(env, false, "buffers must be an array");
   auto list = info[0].As<Napi::Array>();
   for (uint32_t i = 0; i < list.Length(); i++) ArgBytes(env, list.Get(i), "buffers[i]");
+  CheckOpen(env);  // an element's accessor may have closed it, as UringRing's
   return Napi::Number::New(env, list.Length());
 }
 

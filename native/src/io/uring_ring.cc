@@ -173,6 +173,7 @@ Napi::Value UringRing::Queue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
   OpPtr op = ParseQueue(info);
+  CheckOpen(env);  // as QueueVec's: parsing must not be trusted to leave the ring open
   CheckFixed(env, *op);
   Track(env, std::move(op));
   return env.Undefined();
@@ -189,6 +190,7 @@ Napi::Value UringRing::QueueMany(const Napi::CallbackInfo& info) {
   for (size_t i = rows.start; i < rows.end; i++) {
     try {
       OpPtr op = ParseRow(env, rows.table + i * kQueueRow, rows.Buffer(i));
+      CheckOpen(env);  // as QueueVec's
       CheckFixed(env, *op);
       Track(env, std::move(op));
       // The last run goes with the reaping entry below. A refused submit leaves its SQEs in
@@ -207,7 +209,9 @@ Napi::Value UringRing::QueueMany(const Napi::CallbackInfo& info) {
 Napi::Value UringRing::QueueVec(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  Track(env, ParseQueueVec(info));
+  OpPtr op = ParseQueueVec(info);
+  CheckOpen(env);  // reading the buffers array can run JS (an accessor) that closed the ring
+  Track(env, std::move(op));
   return env.Undefined();
 }
 
@@ -271,6 +275,10 @@ Napi::Value UringRing::RegisterBuffers(const Napi::CallbackInfo& info) {
     iovs.push_back({buf.data, buf.length});
     pins.push_back(std::move(buf.store));
   }
+  // Reading an element can run JS (an accessor): the ring may have been closed, or an op
+  // queued, since the checks above.
+  CheckOpen(env);
+  if (!inflight_.Empty()) throw SystemError(env, EBUSY, "io_uring_register_buffers", "ops in flight");
   if (!registered_.empty()) {
     io_uring_unregister_buffers(&ring_);
     registered_.clear();
