@@ -259,6 +259,19 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       }
     });
 
+    it('refuses resizable ArrayBuffers for the raw completion arrays and op buffers, without crashing', async () => {
+      // The native side keeps the arrays' address and length, and an op's buffer until it is
+      // reaped: a buffer JS can shrink under them is refused, as a detached one is.
+      for (const name of ['resizableIds', 'resizableBuffer', 'resizableVec', 'resizableRegister']) {
+        const r = await runFixture(fixture('raw-misuse.ts'), [scratch.dir, backend, name]);
+        assert.equal(r.code, 0, `${name}: exit ${r.code} ${r.signal ?? ''} ${r.stderr.slice(-1500)}`);
+        const report = JSON.parse(r.stdout) as { outcome: string; completions: string[]; inFlight: number };
+        assert.equal(report.outcome, 'ERR_INVALID_ARG_TYPE', name);
+        assert.deepEqual(report.completions, [], name);
+        assert.equal(report.inFlight, 0, name);
+      }
+    });
+
     it('refuses an unknown op kind, a vectored kind on queue() and a duplicate id in the raw binding', () => {
       const raw = rawBackend(backend);
       const fd = openSync(scratch.path('raw.bin'), 'w+');
