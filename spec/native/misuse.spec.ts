@@ -272,6 +272,20 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       }
     });
 
+    it('keeps completing after the raw completion callback throws, and then lets the process exit', async () => {
+      // A child: the callback's exception is an uncaught one there. A child whose ring still
+      // holds the loop exits 124 on its own.
+      const r = await runFixture(fixture('raw-misuse.ts'), [scratch.dir, backend, 'throwingCallback'], '', ['--expose-gc']);
+      assert.equal(r.code, 0, `exit ${r.code} ${r.signal ?? ''} ${r.stdout} ${r.stderr.slice(-1500)}`);
+      const [first, last] = r.stdout.split('\n');
+      const report = JSON.parse(first!) as { outcome: string; completions: string[]; inFlight: number; uncaught: string[] };
+      assert.deepEqual(report.uncaught, ['thrown by the completion callback']);
+      assert.deepEqual(report.completions, [`5:${BLOCK}`, `6:${BLOCK}`]);
+      assert.equal(report.inFlight, 0);
+      // The reference held while ops were in flight was given back despite the exception.
+      assert.deepEqual(JSON.parse(last!), { collected: true });
+    });
+
     it('refuses an unknown op kind, a vectored kind on queue() and a duplicate id in the raw binding', () => {
       const raw = rawBackend(backend);
       const fd = openSync(scratch.path('raw.bin'), 'w+');

@@ -365,7 +365,14 @@ void UringRing::Reap(Napi::Env env) {
     if (!open_) return;
     size_t collected = Collect(env);
     bool idle = BecameIdle();
-    sink_.Flush(env);
+    try {
+      sink_.Flush(env);
+    } catch (const Napi::Error&) {
+      // The callback threw: the reference BecameIdle gave up still goes, or the ring is never
+      // collected (OnPoll reports the exception).
+      if (idle) Unref();
+      throw;
+    }
     if (idle) Unref();  // last: after this JS may let the object go
     if (collected < sink_.Capacity() || idle) return;
   }
@@ -398,6 +405,13 @@ void UringRing::OnPoll(uv_poll_t* handle, int status, int events) {
       }
     }
   } catch (const Napi::Error& e) {
+    // The callback threw while the eventfd was off: turn it back on (else no later completion
+    // ever wakes us) and signal what is already waiting, before the exception runs JS.
+    if (self->open_) {
+      io_uring_cq_eventfd_toggle(&self->ring_, true);
+      self->RunDeferred();
+      if (io_uring_cq_ready(&self->ring_) > 0) eventfd_write(self->eventFd_, 1);
+    }
     napi_fatal_exception(env, e.Value());
   }
 }
