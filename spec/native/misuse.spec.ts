@@ -12,8 +12,11 @@ import {
   RingClosedError,
   allocAligned,
   liveNativeOps,
+  mapShared,
   openFile,
   openRing,
+  openSharedFile,
+  unmapShared,
   type IoBackendName,
 } from '../../native/index.js';
 import { binding, type RawIoBackend } from '../../native/lib/binding.js';
@@ -284,6 +287,63 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       assert.equal(report.inFlight, 0);
       // The reference held while ops were in flight was given back despite the exception.
       assert.deepEqual(JSON.parse(last!), { collected: true });
+    });
+
+    it('forgets the earlier registration when registerBuffers fails: the old slot then reads as plain memory', async function () {
+      const path = scratch.path('register-fail.bin');
+      writeFileSync(path, Buffer.alloc(4 * BLOCK, 3));
+      const ring = openRing({ depth: 4, backend });
+      const file = openFile(path);
+      const slot = allocAligned(BLOCK);
+      assert.equal(ring.registerBuffers([slot]), 1);
+      assert.equal(await ring.read(file, slot, 0), BLOCK);
+      // The kernel refuses file-backed pages as fixed buffers (the pool takes anything).
+      const sharedFd = openSharedFile(scratch.path('register-fail.shm'), BLOCK, { create: true });
+      const mapped = mapShared(sharedFd, BLOCK);
+      let refused = false;
+      try {
+        ring.registerBuffers([slot, new Uint8Array(mapped)]);
+      } catch (error) {
+        refused = true;
+        assert.equal(typeof (error as { code?: unknown }).code, 'string', String(error));
+      }
+      try {
+        if (backend === 'io_uring' && !refused) this.skip(); // a kernel that registers file pages
+        // The native side unregistered `slot` before the call that failed.
+        assert.equal(await ring.read(file, slot, 0), BLOCK);
+        assert.equal(await new Promise((resolve) => ring.submitRead(file, slot, BLOCK, (error, bytes) => resolve(error ?? bytes))), BLOCK);
+      } finally {
+        unmapShared(mapped);
+        closeSync(sharedFd);
+        await ring.close();
+        await file.close();
+      }
+    });
+
+    it('registers several slots of one ArrayBuffer each under its own index', async () => {
+      const path = scratch.path('register-slots.bin');
+      writeFileSync(path, Buffer.alloc(4 * BLOCK, 4));
+      const ring = openRing({ depth: 8, backend });
+      const file = openFile(path);
+      const arena = allocAligned(4 * BLOCK);
+      const slots = [0, 1, 2, 3].map((i) => arena.subarray(i * BLOCK, (i + 1) * BLOCK));
+      assert.equal(ring.registerBuffers([slots[2]!, slots[0]!, slots[3]!, slots[1]!]), 4);
+      // What the pump hands the binding: each row's bufIndex (the table's seventh number).
+      const native = (ring as unknown as { native: RawIoBackend }).native;
+      const indexes: number[] = [];
+      const queueMany = native.queueMany.bind(native);
+      const spy: RawIoBackend['queueMany'] = (start, end, table, reap, ...buffers) => {
+        for (let row = start; row < end; row++) indexes.push(table[row * 7 + 6]!);
+        return queueMany(start, end, table, reap, ...buffers);
+      };
+      Object.defineProperty(native, 'queueMany', { value: spy }); // the prototype's is read-only
+      assert.deepEqual(await Promise.all(slots.map((s, i) => ring.read(file, s, i * BLOCK))), [BLOCK, BLOCK, BLOCK, BLOCK]);
+      // Part of a slot is inside it; a range across two slots is inside neither.
+      assert.equal(await ring.read(file, arena, 0, BLOCK / 2, 3 * BLOCK), BLOCK / 2);
+      assert.equal(await ring.read(file, arena, 0, 2 * BLOCK, BLOCK), 2 * BLOCK);
+      assert.deepEqual(indexes, [1, 3, 0, 2, 2, -1]);
+      await ring.close();
+      await file.close();
     });
 
     it('refuses an unknown op kind, a vectored kind on queue() and a duplicate id in the raw binding', () => {
