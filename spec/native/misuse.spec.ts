@@ -4,10 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   CancelledError,
+  DeadlineExceededError,
   IoError,
   RingClosedError,
   allocAligned,
@@ -344,6 +345,70 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       assert.deepEqual(indexes, [1, 3, 0, 2, 2, -1]);
       await ring.close();
       await file.close();
+    });
+
+    it('settles a read blocked on a FIFO by its deadline, by cancel and by close({ cancel: true })', async () => {
+      // Nothing ever feeds the FIFO: only cancellation can settle these reads.
+      const fifo = scratch.path('blocked.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const pipe = openFile(fifo, { write: true, direct: false });
+      const ring = openRing({ depth: 4, backend });
+      let timer: NodeJS.Timeout | undefined;
+      const within = <T>(p: Promise<T>, what: string) =>
+        Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not settled in 3 s`)), 3000)))]).finally(() => clearTimeout(timer));
+      try {
+        const t0 = performance.now();
+        await assert.rejects(within(ring.read(pipe, Buffer.alloc(16), -1, 16, 0, { deadlineMs: 50 }), 'deadline'), DeadlineExceededError);
+        assert.ok(performance.now() - t0 < 2000);
+        const byId = ring.read(pipe, Buffer.alloc(16), -1);
+        await new Promise((r) => setTimeout(r, 20));
+        assert.equal(ring.stats.inFlight, 1, 'the read is in flight, not queued');
+        assert.equal(await within(ring.cancel(byId.id)!, 'cancel'), 'cancelled');
+        await assert.rejects(byId, CancelledError);
+        const atClose = ring.read(pipe, Buffer.alloc(16), -1);
+        await new Promise((r) => setTimeout(r, 20));
+        await within(ring.close({ cancel: true }), 'close');
+        await assert.rejects(atClose, CancelledError);
+        assert.equal(liveNativeOps(), 0);
+      } finally {
+        writeFileSync(pipe.fd, Buffer.alloc(64)); // unblocks anything still waiting, whatever failed
+        await ring.close();
+        await pipe.close();
+      }
+    });
+
+    it('settles a write blocked on a full FIFO by its deadline (cancelled, or short with the bytes that went)', async () => {
+      const fifo = scratch.path('full.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const pipe = openFile(fifo, { write: true, direct: false });
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      const ring = openRing({ depth: 4, backend });
+      const size = 1 << 20; // more than a pipe holds: the write waits for a reader that never reads
+      let settled = false;
+      const write = ring.write(pipe, Buffer.alloc(size, 1), -1, size, 0, { deadlineMs: 50 }).then(
+        (n) => n,
+        (e: unknown) => e,
+      ).finally(() => (settled = true));
+      try {
+        let timer: NodeJS.Timeout | undefined;
+        const outcome = await Promise.race([write, new Promise((r) => (timer = setTimeout(() => r('not settled in 3 s'), 3000)))]);
+        clearTimeout(timer);
+        assert.ok(outcome instanceof DeadlineExceededError || (typeof outcome === 'number' && outcome > 0 && outcome < size), String(outcome));
+      } finally {
+        // Whatever failed, let a stuck write finish: read what it writes.
+        const drain = Buffer.alloc(1 << 16);
+        while (!settled) {
+          try {
+            readSync(reader, drain);
+          } catch {
+            // empty for now (EAGAIN)
+          }
+          await new Promise((r) => setTimeout(r, 1));
+        }
+        closeSync(reader);
+        await ring.close();
+        await pipe.close();
+      }
     });
 
     it('refuses an unknown op kind, a vectored kind on queue() and a duplicate id in the raw binding', () => {
