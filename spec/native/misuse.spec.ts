@@ -478,3 +478,35 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
     });
   });
 }
+
+describe('native misuse (memory and fixed buffers)', () => {
+  it('refuses raw allocAligned sizes and alignments that are not whole numbers in range, with codes', () => {
+    const raw = binding();
+    for (const size of [NaN, Infinity, -Infinity, -1, 1.5, 2 ** 60])
+      assert.throws(() => raw.allocAligned(size, BLOCK), (e: unknown) => e instanceof RangeError && (e as { code?: string }).code === 'ERR_OUT_OF_RANGE', `size ${size}`);
+    for (const alignment of [NaN, Infinity, 0, -8])
+      assert.throws(() => raw.allocAligned(16, alignment), (e: unknown) => e instanceof RangeError && (e as { code?: string }).code === 'ERR_OUT_OF_RANGE', `alignment ${alignment}`);
+    assert.throws(() => raw.allocAligned('16' as never, BLOCK), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+    assert.equal(raw.allocAligned(0, BLOCK).length, 0);
+  });
+
+  it('refuses raw bufferAddress of a detached buffer or a non-byte view, with codes', () => {
+    const raw = binding();
+    const gone = new Uint8Array(16);
+    structuredClone(gone.buffer, { transfer: [gone.buffer] });
+    assert.throws(() => raw.bufferAddress(gone), { name: 'TypeError', code: 'ERR_BUFFER_DETACHED' });
+    for (const value of [undefined, 5, new Float64Array(4), new DataView(new ArrayBuffer(8))])
+      assert.throws(() => raw.bufferAddress(value as never), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+    const buf = allocAligned(2 * BLOCK);
+    assert.equal(raw.bufferAddress(buf.subarray(BLOCK)) - raw.bufferAddress(buf), BigInt(BLOCK));
+  });
+
+  it('gives a raw io_uring op outside its registered buffer a RangeError with a code', () => {
+    const raw = binding();
+    const ring = new raw.UringRing(4, () => {}, new Uint32Array(4), new Float64Array(4));
+    const buf = allocAligned(BLOCK);
+    assert.throws(() => ring.queue(1, 0, 0, buf, 0, BLOCK, 0, 5), { name: 'RangeError', code: 'ERR_OUT_OF_RANGE' });
+    assert.equal(ring.inFlight, 0);
+    ring.close();
+  });
+});

@@ -165,7 +165,7 @@ void UringRing::CheckFixed(Napi::Env env, const IoOp& op) const {
   auto* at = static_cast<uint8_t*>(range.iov_base);
   bool inside = index < registered_.size() && at >= static_cast<uint8_t*>(registered_[index].iov_base) &&
                 at + range.iov_len <= static_cast<uint8_t*>(registered_[index].iov_base) + registered_[index].iov_len;
-  if (!inside) throw Napi::RangeError::New(env, "range is not inside registered buffer " + std::to_string(index));
+  if (!inside) throw ArgError(env, true, "range is not inside registered buffer " + std::to_string(index));
 }
 
 // queue(id, kind, fd, buffer|null, bufferOffset, length, fileOffset, bufIndex)
