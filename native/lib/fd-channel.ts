@@ -39,6 +39,13 @@ export interface ChannelMessage {
 
 /** Most fds one message carries (the kernel's SCM_MAX_FD). */
 export const MAX_FDS_PER_MESSAGE = 253;
+/** Largest fd number (a C int): the binding refuses more, and a refusal there fails the channel. */
+const MAX_FD = 2 ** 31 - 1;
+/**
+ * What sendmsg says when it refuses one of a message's fds (closed, or the receiver's queue of
+ * in-flight fds is full): nothing of that message left, so only it fails.
+ */
+const REFUSED_FD = new Set(['EBADF', 'ETOOMANYREFS']);
 const HEADER = 8;
 const READS_PER_WAKEUP = 32;
 
@@ -203,7 +210,8 @@ export class FdChannel extends EventEmitter {
     if (!this.native) return Promise.reject(new ChannelClosedError('send'));
     if (!(bytes instanceof Uint8Array)) return Promise.reject(new TypeError('send: bytes must be a Uint8Array'));
     if (bytes.byteLength > this.maxMessageBytes) return Promise.reject(new RangeError(`send: ${bytes.byteLength} bytes is more than maxMessageBytes (${this.maxMessageBytes})`));
-    if (fds.length > MAX_FDS_PER_MESSAGE || !fds.every((fd) => Number.isInteger(fd) && fd >= 0)) return Promise.reject(new RangeError(`send: 0..${MAX_FDS_PER_MESSAGE} fds, each an integer >= 0`));
+    if (fds.length > MAX_FDS_PER_MESSAGE || !fds.every((fd) => Number.isInteger(fd) && fd >= 0 && fd <= MAX_FD))
+      return Promise.reject(new RangeError(`send: 0..${MAX_FDS_PER_MESSAGE} fds, each an integer in 0..2^31-1`));
     const frame = Buffer.allocUnsafe(HEADER + bytes.byteLength);
     frame.writeUInt32LE(bytes.byteLength, 0);
     frame.writeUInt32LE(fds.length, 4);
@@ -241,22 +249,34 @@ export class FdChannel extends EventEmitter {
   private flush(): void {
     const native = this.native;
     if (!native) return;
-    try {
-      while (this.outgoing.length > 0) {
-        const out = this.outgoing[0]!;
-        const n = native.send(out.frame.subarray(out.sent), out.sent === 0 ? out.fds : []);
-        if (n < 0) break;
-        out.sent += n;
-        this.queuedBytes -= n;
-        if (out.sent < out.frame.length) continue;
+    while (this.outgoing.length > 0) {
+      const out = this.outgoing[0]!;
+      let n: number;
+      try {
+        n = native.send(out.frame.subarray(out.sent), out.sent === 0 ? out.fds : []);
+      } catch (error) {
+        // The message whose send failed rejects with why, not with the channel's close.
+        const failure = SystemCallError.from(error) as Error;
         this.outgoing.shift();
-        out.resolve();
+        this.queuedBytes -= out.frame.length - out.sent;
+        out.reject(failure);
+        // Refused for one of its fds before a byte of it left: the stream is still in step.
+        if (out.sent === 0 && REFUSED_FD.has((failure as { code?: string }).code ?? '')) continue;
+        return this.fail(failure);
       }
-      native.watch(true, this.outgoing.length > 0);
-      if (this.outgoing.length === 0) sending.delete(this);
-    } catch (error) {
-      this.fail(SystemCallError.from(error) as Error);
+      if (n < 0) break;
+      out.sent += n;
+      this.queuedBytes -= n;
+      if (out.sent < out.frame.length) continue;
+      this.outgoing.shift();
+      out.resolve();
     }
+    try {
+      native.watch(true, this.outgoing.length > 0);
+    } catch (error) {
+      return this.fail(SystemCallError.from(error) as Error);
+    }
+    if (this.outgoing.length === 0) sending.delete(this);
   }
 
   private receive(): void {

@@ -79,9 +79,15 @@ export class IoRing {
   /** Completions taken back with submits since the event loop last turned (see pump). */
   private inlineCompletions = 0;
   private inlineReset = false;
+  /**
+   * True while settleCompletions reads the shared ids/results arrays: a pump that callbacks
+   * start then (close() pumps at once) submits without reaping, since a reap writes the arrays.
+   */
+  private settling = false;
   private closing: Promise<void> | null = null;
   private drained: (() => void) | null = null;
-  private registered = new Map<ArrayBufferLike, { index: number; start: number; end: number }>();
+  /** Registered slots by the ArrayBuffer they are in, sorted by start (an arena's slots share one). */
+  private registered = new Map<ArrayBufferLike, RegisteredSlot[]>();
   /** One pump's ops as rows for one native queueMany call (see QUEUE_ROW), with their buffers. */
   private readonly table: Float64Array;
   private readonly rowBuffers: (Uint8Array | null)[];
@@ -208,8 +214,19 @@ export class IoRing {
   registerBuffers(buffers: Uint8Array[]): number {
     this.checkOpen('registerBuffers');
     if (this.inFlight > 0) throw Object.assign(new Error(`registerBuffers: ${this.inFlight} ops in flight; register before submitting`), { code: 'EBUSY' });
+    // The binding lets go of the earlier registration before it makes the new one, so a call
+    // that fails leaves none: forget it first, or later ops name indexes the kernel lacks.
+    this.registered = new Map();
     const count = this.native.registerBuffers(buffers);
-    this.registered = new Map(buffers.map((b, index) => [b.buffer, { index, start: b.byteOffset, end: b.byteOffset + b.byteLength }]));
+    const slots = new Map<ArrayBufferLike, RegisteredSlot[]>();
+    buffers.forEach((b, index) => {
+      const slot = { index, start: b.byteOffset, end: b.byteOffset + b.byteLength };
+      const list = slots.get(b.buffer);
+      if (list) list.push(slot);
+      else slots.set(b.buffer, [slot]);
+    });
+    for (const list of slots.values()) list.sort((a, b) => a.start - b.start);
+    this.registered = slots;
     return count;
   }
 
@@ -275,10 +292,23 @@ export class IoRing {
   }
 
   private registeredIndex(buffer: Uint8Array, bufferOffset: number, length: number): number {
-    const slot = this.registered.get(buffer.buffer);
-    if (!slot) return -1;
+    const slots = this.registered.get(buffer.buffer);
+    if (!slots) return -1;
     const start = buffer.byteOffset + bufferOffset;
-    return start >= slot.start && start + length <= slot.end ? slot.index : -1;
+    // The last slot that starts at or before `start` (one step for a buffer of one slot).
+    let lo = 0;
+    let hi = slots.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (slots[mid]!.start <= start) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (at < 0) return -1;
+    const slot = slots[at]!;
+    return start + length <= slot.end ? slot.index : -1;
   }
 
   /** `deadlineMs` > 0 when the deadline fired (the rejection then says so). */
@@ -362,7 +392,7 @@ export class IoRing {
       queued++;
     }
     if (queued === 0) return;
-    const n = this.queueRows(rows, this.inlineCompletions < this.depth * INLINE_TURNS);
+    const n = this.queueRows(rows, !this.settling && this.inlineCompletions < this.depth * INLINE_TURNS);
     if (n === 0) return;
     // Completions that were already waiting came back with the submit: settle them now. Bounded
     // per loop turn, so a ring that always has completions ready cannot starve timers and I/O.
@@ -460,14 +490,20 @@ export class IoRing {
 
   /** Settles `count` completions from the shared ids/results arrays. */
   private settleCompletions(count: number): void {
-    for (let i = 0; i < count; i++) {
-      const rec = this.ops.get(this.ids[i]!);
-      const result = this.results[i]!;
-      if (!rec) continue;
-      this.release(rec);
-      if (result >= 0) this.settle(rec, result);
-      else if (rec.cancelRequested && result === -125 /* ECANCELED */) this.settle(rec, this.cancelledError(rec));
-      else this.settle(rec, IoError.fromResult(result, rec.op, rec.file.path, rec.offset, rec.length));
+    const outer = this.settling;
+    this.settling = true;
+    try {
+      for (let i = 0; i < count; i++) {
+        const rec = this.ops.get(this.ids[i]!);
+        const result = this.results[i]!;
+        if (!rec) continue;
+        this.release(rec);
+        if (result >= 0) this.settle(rec, result);
+        else if (rec.cancelRequested && result === -125 /* ECANCELED */) this.settle(rec, this.cancelledError(rec));
+        else this.settle(rec, IoError.fromResult(result, rec.op, rec.file.path, rec.offset, rec.length));
+      }
+    } finally {
+      this.settling = outer;
     }
   }
 
@@ -512,6 +548,13 @@ export class IoRing {
       done();
     }
   }
+}
+
+/** A registered buffer: its index with the kernel and its byte range in its ArrayBuffer. */
+interface RegisteredSlot {
+  index: number;
+  start: number;
+  end: number;
 }
 
 /** Numbers per op in the table queueMany reads (the native kQueueRow). */

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include "aligned_buffer.h"
+#include "args.h"
 #include "errno_name.h"
 
 namespace orbitkv {
@@ -16,8 +17,10 @@ static void FreeAligned(Napi::Env env, uint8_t* data, size_t* size) {
 // allocAligned(size, alignment) -> Buffer; zero-filled so no stale heap bytes reach disk.
 static Napi::Value AllocAligned(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  size_t size = static_cast<size_t>(info[0].As<Napi::Number>().Int64Value());
-  size_t alignment = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
+  // Checked, not converted: Int64Value() made NaN and Infinity a 0-byte Buffer and -1 a
+  // 2^64-byte request. A non-power-of-two alignment is posix_memalign's EINVAL.
+  auto size = static_cast<size_t>(ArgInt(info, 0, "size", 0, INT64_C(1) << 53));
+  auto alignment = static_cast<size_t>(ArgInt(info, 1, "alignment", 1, INT64_C(1) << 30));
   void* data = nullptr;
   int err = posix_memalign(&data, alignment, size == 0 ? alignment : size);
   if (err != 0) throw SystemError(env, err, "posix_memalign", std::to_string(size) + " bytes");
@@ -28,8 +31,9 @@ static Napi::Value AllocAligned(const Napi::CallbackInfo& info) {
 
 // bufferAddress(buf) -> bigint, for alignment checks and registered-buffer bookkeeping.
 static Napi::Value BufferAddress(const Napi::CallbackInfo& info) {
-  auto buf = info[0].As<Napi::Uint8Array>();
-  return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(buf.Data())));
+  // A detached view's address is 0, which no caller can use: refused (ERR_BUFFER_DETACHED).
+  Bytes buf = ArgBytes(info, 0, "buffer");
+  return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(buf.data)));
 }
 
 void InitAlignedBuffer(Napi::Env env, Napi::Object exports) {

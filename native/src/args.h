@@ -68,6 +68,10 @@ inline Bytes ArgBytes(Napi::Env env, Napi::Value value, const char* name) {
   }
   Bytes bytes;
   bytes.store = buffer->GetBackingStore();
+  // A resizable buffer can shrink (its pages decommitted) while the kernel or a pool thread
+  // still writes through the pointer taken here, and grow back with those bytes in it: the
+  // pin holds the reservation, not the length.
+  if (bytes.store->IsResizableByUserJavaScript()) throw ArgError(env, false, std::string(name) + " must not be on a resizable ArrayBuffer");
   bytes.data = static_cast<uint8_t*>(buffer->Data()) + view->ByteOffset();
   bytes.length = view->ByteLength();
   return bytes;

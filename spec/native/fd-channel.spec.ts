@@ -176,6 +176,30 @@ describe('native FdChannel and shared memory', function () {
     }
   });
 
+  it('refuses a send whose fds are out of range or closed, alone: the channel stays open and the next message arrives', async () => {
+    const { a, b, close } = await pair();
+    const got: Array<[string, number]> = [];
+    b.on('message', ({ bytes, fds }) => {
+      got.push([bytes.toString(), fds.length]);
+      for (const fd of fds) closeSync(fd);
+    });
+    const live = openSync(PEER, 'r');
+    const dead = openSync(PEER, 'r');
+    closeSync(dead);
+    for (const fds of [[2 ** 31], [2 ** 32 + 5], [-1], [1.5], [NaN]]) await assert.rejects(a.send(Buffer.from('x'), fds), RangeError, String(fds));
+    // The kernel refuses a closed fd: that message fails with the errno, and only that one.
+    const refused = a.send(Buffer.from('dead'), [live, dead]);
+    const after = a.send(Buffer.from('after'), [live]);
+    await assert.rejects(refused, (e: unknown) => e instanceof SystemCallError && e.code === 'EBADF' && e.syscall === 'sendmsg');
+    await after;
+    assert.equal(a.closed, false);
+    await a.send(Buffer.from('last'));
+    while (got.length < 2) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(got, [['after', 1], ['last', 0]]);
+    closeSync(live);
+    close();
+  });
+
   it('refuses non-sockets, owner-unsafe files and ranges past the end; unmapping detaches and releases', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orbitkv-shm-'));
     try {

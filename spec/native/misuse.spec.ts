@@ -4,16 +4,20 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   CancelledError,
+  DeadlineExceededError,
   IoError,
   RingClosedError,
   allocAligned,
   liveNativeOps,
+  mapShared,
   openFile,
   openRing,
+  openSharedFile,
+  unmapShared,
   type IoBackendName,
 } from '../../native/index.js';
 import { binding, type RawIoBackend } from '../../native/lib/binding.js';
@@ -207,6 +211,206 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       await ring.close();
     });
 
+    it('close() called from a submitRead callback still settles every op exactly once', async () => {
+      // close() pumps at once; a pump that reaped there would overwrite the shared ids/results
+      // arrays the batch being settled is still reading (ops lost, close never resolving).
+      const path = scratch.path('close-in-callback.bin');
+      const total = 512;
+      writeFileSync(path, Buffer.alloc(total * BLOCK, 7));
+      const ring = openRing({ depth: 64, backend });
+      const file = openFile(path, { direct: false });
+      const outcomes = new Array<number>(total).fill(0);
+      let closing: Promise<void> | null = null;
+      for (let i = 0; i < total; i++) {
+        ring.submitRead(file, allocAligned(BLOCK), i * BLOCK, (error, bytes) => {
+          outcomes[i]!++;
+          if (error) assert.ok(error instanceof IoError || error instanceof CancelledError, String(error));
+          else assert.equal(bytes, BLOCK);
+          closing ??= ring.close();
+        });
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('stuck'), 5000)));
+      const closed = (async () => {
+        while (!closing) await new Promise((r) => setImmediate(r));
+        await closing;
+        return 'closed';
+      })();
+      const how = await Promise.race([closed, stuck]);
+      clearTimeout(timer);
+      const counts = outcomes.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<number, number>());
+      assert.equal(how, 'closed', `close never resolved; outcomes per op ${JSON.stringify([...counts])}, stats ${JSON.stringify(ring.stats)}`);
+      assert.deepEqual([...counts], [[1, total]]);
+      await file.close();
+      assert.equal(liveNativeOps(), 0);
+    });
+
+    it('refuses a raw queueVec or registerBuffers whose buffers array closed the ring (an accessor) while it was read, without crashing', async () => {
+      // Reading an array element can run JS (an accessor); the ring may be closed or have an op
+      // in flight by the time the elements are read. Each case in its own child: a SIGSEGV.
+      const expected: Record<string, string> = {
+        queueVecClosing: 'ERING_CLOSED',
+        registerClosing: 'ERING_CLOSED',
+        // The pool registers nothing, so an op in flight does not matter to it.
+        registerQueueing: backend === 'io_uring' ? 'EBUSY' : 'returned 2',
+      };
+      for (const [name, outcome] of Object.entries(expected)) {
+        const r = await runFixture(fixture('raw-misuse.ts'), [scratch.dir, backend, name]);
+        assert.equal(r.code, 0, `${name}: exit ${r.code} ${r.signal ?? ''} ${r.stderr.slice(-1500)}`);
+        const report = JSON.parse(r.stdout) as { outcome: string; completions: string[]; inFlight: number };
+        assert.equal(report.outcome, outcome, name);
+        assert.equal(report.inFlight, 0, name);
+      }
+    });
+
+    it('refuses resizable ArrayBuffers for the raw completion arrays and op buffers, without crashing', async () => {
+      // The native side keeps the arrays' address and length, and an op's buffer until it is
+      // reaped: a buffer JS can shrink under them is refused, as a detached one is.
+      for (const name of ['resizableIds', 'resizableBuffer', 'resizableVec', 'resizableRegister']) {
+        const r = await runFixture(fixture('raw-misuse.ts'), [scratch.dir, backend, name]);
+        assert.equal(r.code, 0, `${name}: exit ${r.code} ${r.signal ?? ''} ${r.stderr.slice(-1500)}`);
+        const report = JSON.parse(r.stdout) as { outcome: string; completions: string[]; inFlight: number };
+        assert.equal(report.outcome, 'ERR_INVALID_ARG_TYPE', name);
+        assert.deepEqual(report.completions, [], name);
+        assert.equal(report.inFlight, 0, name);
+      }
+    });
+
+    it('keeps completing after the raw completion callback throws, and then lets the process exit', async () => {
+      // A child: the callback's exception is an uncaught one there. A child whose ring still
+      // holds the loop exits 124 on its own.
+      const r = await runFixture(fixture('raw-misuse.ts'), [scratch.dir, backend, 'throwingCallback'], '', ['--expose-gc']);
+      assert.equal(r.code, 0, `exit ${r.code} ${r.signal ?? ''} ${r.stdout} ${r.stderr.slice(-1500)}`);
+      const [first, last] = r.stdout.split('\n');
+      const report = JSON.parse(first!) as { outcome: string; completions: string[]; inFlight: number; uncaught: string[] };
+      assert.deepEqual(report.uncaught, ['thrown by the completion callback']);
+      assert.deepEqual(report.completions, [`5:${BLOCK}`, `6:${BLOCK}`]);
+      assert.equal(report.inFlight, 0);
+      // The reference held while ops were in flight was given back despite the exception.
+      assert.deepEqual(JSON.parse(last!), { collected: true });
+    });
+
+    it('forgets the earlier registration when registerBuffers fails: the old slot then reads as plain memory', async function () {
+      const path = scratch.path('register-fail.bin');
+      writeFileSync(path, Buffer.alloc(4 * BLOCK, 3));
+      const ring = openRing({ depth: 4, backend });
+      const file = openFile(path);
+      const slot = allocAligned(BLOCK);
+      assert.equal(ring.registerBuffers([slot]), 1);
+      assert.equal(await ring.read(file, slot, 0), BLOCK);
+      // The kernel refuses file-backed pages as fixed buffers (the pool takes anything).
+      const sharedFd = openSharedFile(scratch.path('register-fail.shm'), BLOCK, { create: true });
+      const mapped = mapShared(sharedFd, BLOCK);
+      let refused = false;
+      try {
+        ring.registerBuffers([slot, new Uint8Array(mapped)]);
+      } catch (error) {
+        refused = true;
+        assert.equal(typeof (error as { code?: unknown }).code, 'string', String(error));
+      }
+      try {
+        if (backend === 'io_uring' && !refused) this.skip(); // a kernel that registers file pages
+        // The native side unregistered `slot` before the call that failed.
+        assert.equal(await ring.read(file, slot, 0), BLOCK);
+        assert.equal(await new Promise((resolve) => ring.submitRead(file, slot, BLOCK, (error, bytes) => resolve(error ?? bytes))), BLOCK);
+      } finally {
+        unmapShared(mapped);
+        closeSync(sharedFd);
+        await ring.close();
+        await file.close();
+      }
+    });
+
+    it('registers several slots of one ArrayBuffer each under its own index', async () => {
+      const path = scratch.path('register-slots.bin');
+      writeFileSync(path, Buffer.alloc(4 * BLOCK, 4));
+      const ring = openRing({ depth: 8, backend });
+      const file = openFile(path);
+      const arena = allocAligned(4 * BLOCK);
+      const slots = [0, 1, 2, 3].map((i) => arena.subarray(i * BLOCK, (i + 1) * BLOCK));
+      assert.equal(ring.registerBuffers([slots[2]!, slots[0]!, slots[3]!, slots[1]!]), 4);
+      // What the pump hands the binding: each row's bufIndex (the table's seventh number).
+      const native = (ring as unknown as { native: RawIoBackend }).native;
+      const indexes: number[] = [];
+      const queueMany = native.queueMany.bind(native);
+      const spy: RawIoBackend['queueMany'] = (start, end, table, reap, ...buffers) => {
+        for (let row = start; row < end; row++) indexes.push(table[row * 7 + 6]!);
+        return queueMany(start, end, table, reap, ...buffers);
+      };
+      Object.defineProperty(native, 'queueMany', { value: spy }); // the prototype's is read-only
+      assert.deepEqual(await Promise.all(slots.map((s, i) => ring.read(file, s, i * BLOCK))), [BLOCK, BLOCK, BLOCK, BLOCK]);
+      // Part of a slot is inside it; a range across two slots is inside neither.
+      assert.equal(await ring.read(file, arena, 0, BLOCK / 2, 3 * BLOCK), BLOCK / 2);
+      assert.equal(await ring.read(file, arena, 0, 2 * BLOCK, BLOCK), 2 * BLOCK);
+      assert.deepEqual(indexes, [1, 3, 0, 2, 2, -1]);
+      await ring.close();
+      await file.close();
+    });
+
+    it('settles a read blocked on a FIFO by its deadline, by cancel and by close({ cancel: true })', async () => {
+      // Nothing ever feeds the FIFO: only cancellation can settle these reads.
+      const fifo = scratch.path('blocked.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const pipe = openFile(fifo, { write: true, direct: false });
+      const ring = openRing({ depth: 4, backend });
+      let timer: NodeJS.Timeout | undefined;
+      const within = <T>(p: Promise<T>, what: string) =>
+        Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not settled in 3 s`)), 3000)))]).finally(() => clearTimeout(timer));
+      try {
+        const t0 = performance.now();
+        await assert.rejects(within(ring.read(pipe, Buffer.alloc(16), -1, 16, 0, { deadlineMs: 50 }), 'deadline'), DeadlineExceededError);
+        assert.ok(performance.now() - t0 < 2000);
+        const byId = ring.read(pipe, Buffer.alloc(16), -1);
+        await new Promise((r) => setTimeout(r, 20));
+        assert.equal(ring.stats.inFlight, 1, 'the read is in flight, not queued');
+        assert.equal(await within(ring.cancel(byId.id)!, 'cancel'), 'cancelled');
+        await assert.rejects(byId, CancelledError);
+        const atClose = ring.read(pipe, Buffer.alloc(16), -1);
+        await new Promise((r) => setTimeout(r, 20));
+        await within(ring.close({ cancel: true }), 'close');
+        await assert.rejects(atClose, CancelledError);
+        assert.equal(liveNativeOps(), 0);
+      } finally {
+        writeFileSync(pipe.fd, Buffer.alloc(64)); // unblocks anything still waiting, whatever failed
+        await ring.close();
+        await pipe.close();
+      }
+    });
+
+    it('settles a write blocked on a full FIFO by its deadline (cancelled, or short with the bytes that went)', async () => {
+      const fifo = scratch.path('full.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const pipe = openFile(fifo, { write: true, direct: false });
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      const ring = openRing({ depth: 4, backend });
+      const size = 1 << 20; // more than a pipe holds: the write waits for a reader that never reads
+      let settled = false;
+      const write = ring.write(pipe, Buffer.alloc(size, 1), -1, size, 0, { deadlineMs: 50 }).then(
+        (n) => n,
+        (e: unknown) => e,
+      ).finally(() => (settled = true));
+      try {
+        let timer: NodeJS.Timeout | undefined;
+        const outcome = await Promise.race([write, new Promise((r) => (timer = setTimeout(() => r('not settled in 3 s'), 3000)))]);
+        clearTimeout(timer);
+        assert.ok(outcome instanceof DeadlineExceededError || (typeof outcome === 'number' && outcome > 0 && outcome < size), String(outcome));
+      } finally {
+        // Whatever failed, let a stuck write finish: read what it writes.
+        const drain = Buffer.alloc(1 << 16);
+        while (!settled) {
+          try {
+            readSync(reader, drain);
+          } catch {
+            // empty for now (EAGAIN)
+          }
+          await new Promise((r) => setTimeout(r, 1));
+        }
+        closeSync(reader);
+        await ring.close();
+        await pipe.close();
+      }
+    });
+
     it('refuses an unknown op kind, a vectored kind on queue() and a duplicate id in the raw binding', () => {
       const raw = rawBackend(backend);
       const fd = openSync(scratch.path('raw.bin'), 'w+');
@@ -274,3 +478,35 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
     });
   });
 }
+
+describe('native misuse (memory and fixed buffers)', () => {
+  it('refuses raw allocAligned sizes and alignments that are not whole numbers in range, with codes', () => {
+    const raw = binding();
+    for (const size of [NaN, Infinity, -Infinity, -1, 1.5, 2 ** 60])
+      assert.throws(() => raw.allocAligned(size, BLOCK), (e: unknown) => e instanceof RangeError && (e as { code?: string }).code === 'ERR_OUT_OF_RANGE', `size ${size}`);
+    for (const alignment of [NaN, Infinity, 0, -8])
+      assert.throws(() => raw.allocAligned(16, alignment), (e: unknown) => e instanceof RangeError && (e as { code?: string }).code === 'ERR_OUT_OF_RANGE', `alignment ${alignment}`);
+    assert.throws(() => raw.allocAligned('16' as never, BLOCK), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+    assert.equal(raw.allocAligned(0, BLOCK).length, 0);
+  });
+
+  it('refuses raw bufferAddress of a detached buffer or a non-byte view, with codes', () => {
+    const raw = binding();
+    const gone = new Uint8Array(16);
+    structuredClone(gone.buffer, { transfer: [gone.buffer] });
+    assert.throws(() => raw.bufferAddress(gone), { name: 'TypeError', code: 'ERR_BUFFER_DETACHED' });
+    for (const value of [undefined, 5, new Float64Array(4), new DataView(new ArrayBuffer(8))])
+      assert.throws(() => raw.bufferAddress(value as never), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+    const buf = allocAligned(2 * BLOCK);
+    assert.equal(raw.bufferAddress(buf.subarray(BLOCK)) - raw.bufferAddress(buf), BigInt(BLOCK));
+  });
+
+  it('gives a raw io_uring op outside its registered buffer a RangeError with a code', () => {
+    const raw = binding();
+    const ring = new raw.UringRing(4, () => {}, new Uint32Array(4), new Float64Array(4));
+    const buf = allocAligned(BLOCK);
+    assert.throws(() => ring.queue(1, 0, 0, buf, 0, BLOCK, 0, 5), { name: 'RangeError', code: 'ERR_OUT_OF_RANGE' });
+    assert.equal(ring.inFlight, 0);
+    ring.close();
+  });
+});

@@ -9,6 +9,10 @@ static Napi::TypedArray ArgTyped(const Napi::CallbackInfo& info, size_t i, napi_
   if (info.Length() <= i || !info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != type)
     throw ArgError(env, false, std::string(name) + (type == napi_uint32_array ? " must be a Uint32Array" : " must be a Float64Array"));
   auto array = info[i].As<Napi::TypedArray>();
+  // Init keeps the array's address and length for the backend's lifetime: a buffer JS could
+  // shrink under them is refused (completions would be written past its end).
+  if (BackingStoreOf(array.ArrayBuffer())->IsResizableByUserJavaScript())
+    throw ArgError(env, false, std::string(name) + " must not be on a resizable ArrayBuffer");
   if (array.ElementLength() == 0) throw ArgError(env, true, std::string(name) + " must hold at least one completion");
   return array;
 }

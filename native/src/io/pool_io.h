@@ -1,5 +1,7 @@
 // PoolIo: the thread-pool backend for machines that refuse io_uring. Each op is a pread/pwrite
-// (or preadv/pwritev/fsync) on libuv's pool; uv_cancel takes back ops no thread has started.
+// (or preadv/pwritev/fsync) on libuv's pool; uv_cancel takes back ops no thread has started,
+// and a stream op (a pipe, socket or terminal at its current position) waits in poll() with a
+// cancel eventfd, so a running one can be cancelled too.
 #pragma once
 #include <napi.h>
 #include <uv.h>
@@ -23,6 +25,10 @@ class PoolIo : public Napi::ObjectWrap<PoolIo> {
     OpPtr op;
     PoolIo* owner;
     int error = 0;
+    // Stream ops only (offset -1: pipes, sockets, where a read or write can wait forever): an
+    // eventfd Cancel signals, which the pool thread polls together with the op's fd.
+    int cancelFd = -1;
+    ~Work();
   };
 
   Napi::Value Queue(const Napi::CallbackInfo& info);

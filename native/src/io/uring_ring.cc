@@ -165,7 +165,7 @@ void UringRing::CheckFixed(Napi::Env env, const IoOp& op) const {
   auto* at = static_cast<uint8_t*>(range.iov_base);
   bool inside = index < registered_.size() && at >= static_cast<uint8_t*>(registered_[index].iov_base) &&
                 at + range.iov_len <= static_cast<uint8_t*>(registered_[index].iov_base) + registered_[index].iov_len;
-  if (!inside) throw Napi::RangeError::New(env, "range is not inside registered buffer " + std::to_string(index));
+  if (!inside) throw ArgError(env, true, "range is not inside registered buffer " + std::to_string(index));
 }
 
 // queue(id, kind, fd, buffer|null, bufferOffset, length, fileOffset, bufIndex)
@@ -173,6 +173,7 @@ Napi::Value UringRing::Queue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
   OpPtr op = ParseQueue(info);
+  CheckOpen(env);  // as QueueVec's: parsing must not be trusted to leave the ring open
   CheckFixed(env, *op);
   Track(env, std::move(op));
   return env.Undefined();
@@ -189,6 +190,7 @@ Napi::Value UringRing::QueueMany(const Napi::CallbackInfo& info) {
   for (size_t i = rows.start; i < rows.end; i++) {
     try {
       OpPtr op = ParseRow(env, rows.table + i * kQueueRow, rows.Buffer(i));
+      CheckOpen(env);  // as QueueVec's
       CheckFixed(env, *op);
       Track(env, std::move(op));
       // The last run goes with the reaping entry below. A refused submit leaves its SQEs in
@@ -207,7 +209,9 @@ Napi::Value UringRing::QueueMany(const Napi::CallbackInfo& info) {
 Napi::Value UringRing::QueueVec(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CheckOpen(env);
-  Track(env, ParseQueueVec(info));
+  OpPtr op = ParseQueueVec(info);
+  CheckOpen(env);  // reading the buffers array can run JS (an accessor) that closed the ring
+  Track(env, std::move(op));
   return env.Undefined();
 }
 
@@ -271,6 +275,10 @@ Napi::Value UringRing::RegisterBuffers(const Napi::CallbackInfo& info) {
     iovs.push_back({buf.data, buf.length});
     pins.push_back(std::move(buf.store));
   }
+  // Reading an element can run JS (an accessor): the ring may have been closed, or an op
+  // queued, since the checks above.
+  CheckOpen(env);
+  if (!inflight_.Empty()) throw SystemError(env, EBUSY, "io_uring_register_buffers", "ops in flight");
   if (!registered_.empty()) {
     io_uring_unregister_buffers(&ring_);
     registered_.clear();
@@ -357,7 +365,14 @@ void UringRing::Reap(Napi::Env env) {
     if (!open_) return;
     size_t collected = Collect(env);
     bool idle = BecameIdle();
-    sink_.Flush(env);
+    try {
+      sink_.Flush(env);
+    } catch (const Napi::Error&) {
+      // The callback threw: the reference BecameIdle gave up still goes, or the ring is never
+      // collected (OnPoll reports the exception).
+      if (idle) Unref();
+      throw;
+    }
     if (idle) Unref();  // last: after this JS may let the object go
     if (collected < sink_.Capacity() || idle) return;
   }
@@ -390,6 +405,13 @@ void UringRing::OnPoll(uv_poll_t* handle, int status, int events) {
       }
     }
   } catch (const Napi::Error& e) {
+    // The callback threw while the eventfd was off: turn it back on (else no later completion
+    // ever wakes us) and signal what is already waiting, before the exception runs JS.
+    if (self->open_) {
+      io_uring_cq_eventfd_toggle(&self->ring_, true);
+      self->RunDeferred();
+      if (io_uring_cq_ready(&self->ring_) > 0) eventfd_write(self->eventFd_, 1);
+    }
     napi_fatal_exception(env, e.Value());
   }
 }
