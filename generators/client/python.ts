@@ -544,6 +544,9 @@ class Client:
         self._buf = bytearray()
         self._next_id = 1
         self._waiting = {}
+        # Requests sent after dispatch, not during it (a cancel a LOOKUP_PENDING made possible, or
+        # one that met MAX_OUTSTANDING): (name, body), this connection's only.
+        self._deferred = []
         self._generation = 0
         self._retry_at = 0.0
         self._retry = 0.0
@@ -606,6 +609,7 @@ class Client:
             sock, selector = self._sock, self._selector
             self._sock = self._selector = None
             waiting, self._waiting = self._waiting, {}
+            self._deferred = []
         for reply in waiting.values():
             reply.error = ConnectionLost(self.socket_path, "the connection closed", self.role)
             reply.done = True
@@ -691,34 +695,50 @@ class Client:
                     break
         finally:
             self._read_lock.release()
+        if self._deferred:
+            self._flush()
+
+    def _flush(self):
+        """Sends the requests queued during dispatch (or refused busy); one still busy stays queued."""
+        while self._deferred:
+            try:
+                name, body = self._deferred.pop(0)
+            except IndexError:
+                return
+            if not self._fire(name, body):
+                return
 
     def _dispatch(self):
         buf = self._buf
         at = 0
-        while len(buf) - at >= HEADER_BYTES:
-            magic, _version, opcode, lo, hi, length, reserved = _HEADER.unpack_from(buf, at)
-            if magic != MAGIC or reserved != 0 or length > self._max_reply:
-                raise ProtocolError("the Manager sent a frame with bad magic, a reserved word or %d bytes" % length, "protocol")
-            if len(buf) - at < HEADER_BYTES + length:
-                break
-            payload = bytes(buf[at + HEADER_BYTES:at + HEADER_BYTES + length])
-            at += HEADER_BYTES + length
-            request_id = (hi << 32) | lo
-            if opcode == OPCODE["lookupPending"]:
-                reply = self._waiting.get(request_id)
-                if reply is not None:
-                    reply.notice = json.loads(payload.decode("utf-8"))
-                    if reply.on_notice is not None:
-                        reply.on_notice(reply.notice)
-                continue
-            with self._state:
-                reply = self._waiting.pop(request_id, None)
-            if reply is None:
-                if request_id == 0 and opcode == OPCODE["error"]:
-                    raise ProtocolError("the Manager closed the stream: " + payload.decode("utf-8", "replace"), "frame-fault")
-                continue
-            reply.opcode, reply.payload, reply.done = opcode, payload, True
-        del buf[:at]
+        try:
+            while len(buf) - at >= HEADER_BYTES:
+                magic, _version, opcode, lo, hi, length, reserved = _HEADER.unpack_from(buf, at)
+                if magic != MAGIC or reserved != 0 or length > self._max_reply:
+                    raise ProtocolError("the Manager sent a frame with bad magic, a reserved word or %d bytes" % length, "protocol")
+                if len(buf) - at < HEADER_BYTES + length:
+                    break
+                payload = bytes(buf[at + HEADER_BYTES:at + HEADER_BYTES + length])
+                at += HEADER_BYTES + length
+                request_id = (hi << 32) | lo
+                if opcode == OPCODE["lookupPending"]:
+                    reply = self._waiting.get(request_id)
+                    if reply is not None:
+                        reply.notice = json.loads(payload.decode("utf-8"))
+                        if reply.on_notice is not None:
+                            reply.on_notice(reply.notice)
+                    continue
+                with self._state:
+                    reply = self._waiting.pop(request_id, None)
+                if reply is None:
+                    if request_id == 0 and opcode == OPCODE["error"]:
+                        raise ProtocolError("the Manager closed the stream: " + payload.decode("utf-8", "replace"), "frame-fault")
+                    continue
+                reply.opcode, reply.payload, reply.done = opcode, payload, True
+        finally:
+            # Whatever handling a frame raised, the frames taken are trimmed: none is read twice,
+            # and the ones after it are read by the next pump.
+            del buf[:at]
 
     # the API ----------------------------------------------------------------------------------
 
@@ -774,7 +794,9 @@ class Client:
     def _noticed(self, ticket, notice):
         ticket.id = notice.get("ticket")
         if ticket.cancel_requested:
-            self._fire("cancel", {"ticket": ticket.id})
+            # Queued, sent once dispatch is over (_pump): a send from inside dispatch could meet
+            # MAX_OUTSTANDING, or a lost connection, halfway through the frames read.
+            self._deferred.append(("cancel", {"ticket": ticket.id}))
 
     def _notify(self, opcode, payload):
         """A request answered only if refused (the binary RELEASE): nothing waits for it, so nothing
@@ -798,11 +820,16 @@ class Client:
             self._lost()
 
     def _fire(self, name, body):
-        """A request whose reply nobody waits for (cancel): errors surface as nothing."""
+        """A request whose reply nobody waits for (cancel): errors surface as nothing. One that meets
+        MAX_OUTSTANDING is queued and sent by a later pump; returns False then."""
         try:
             self._send(name, body, reconnect=False)
-        except ManagerNotReachable:
+        except ClientBusy:
+            self._deferred.append((name, body))
+            return False
+        except ManagerError:
             pass
+        return True
 
     def cancel(self, ticket):
         """Cancels a pending lookup (or the restore that consumes it); never waits."""

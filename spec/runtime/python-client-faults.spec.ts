@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLIENT_PY } from '../../generators/client/index.js';
+import { tempDir } from './support.js';
+
+/**
+ * The generated Python client (a standalone copy of CLIENT_PY) against a fake Manager written in
+ * Python: each case's server answers the way a faulty, stalled or restarted Manager would, and the
+ * case reports what the client did as JSON.
+ */
+const FAKE = String.raw`
+import json, os, socket, struct, sys, tempfile, threading, time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import okv_client as C
+H = struct.Struct("<IHHIIII")
+OP = C.OPCODE
+
+def frame(op, rid, payload=b"", magic=C.MAGIC, length=None):
+    return H.pack(magic, C.PROTOCOL_VERSION, op, rid & 0xFFFFFFFF, rid >> 32, len(payload) if length is None else length, 0) + payload
+
+def jframe(op, rid, body):
+    return frame(op, rid, json.dumps(body).encode())
+
+def lookup_reply(ticket, state=1, boundary=1):
+    return C._LOOKUP_REPLY.pack(state, 1, 0, ticket & 0xFFFFFFFF, ticket >> 32, boundary, boundary, boundary, 0, b"\0" * 16)
+
+WELCOME = {"session": 1, "protocol": C.PROTOCOL_VERSION, "blockBytes": 65536, "maxPayload": 65536, "maxBlocks": 4096, "fd": {"socket": "/nonexistent", "token": "x"}}
+NS = {"model": "m", "layout": "l", "blockSize": 16}
+PROFILE = {"engine": "vllm", "version": "0", "env": {}, "config": {}}
+
+class Conn:
+    def __init__(self, s):
+        self.s, self.buf, self.seen = s, b"", []
+    def read_frame(self, timeout=10):
+        self.s.settimeout(timeout)
+        while True:
+            if len(self.buf) >= 24:
+                m, v, op, lo, hi, n, r = H.unpack_from(self.buf)
+                if len(self.buf) >= 24 + n:
+                    p = self.buf[24:24 + n]
+                    self.buf = self.buf[24 + n:]
+                    self.seen.append((op, (hi << 32) | lo, p))
+                    return op, (hi << 32) | lo, p
+            try:
+                d = self.s.recv(65536)
+            except OSError:
+                return None
+            if not d:
+                return None
+            self.buf += d
+    def send(self, b):
+        self.s.sendall(b)
+
+class Fake:
+    """handler(conn, index) runs per accepted connection in a thread."""
+    def __init__(self, handler):
+        self.dir = tempfile.mkdtemp()
+        self.path = self.dir + "/f.sock"
+        self.ls = socket.socket(socket.AF_UNIX)
+        self.ls.bind(self.path)
+        self.ls.listen(64)
+        self.handler, self.n, self.conns = handler, 0, []
+        threading.Thread(target=self.loop, daemon=True).start()
+    def loop(self):
+        while True:
+            try:
+                s, _ = self.ls.accept()
+            except OSError:
+                return
+            c = Conn(s)
+            self.conns.append(c)
+            i = self.n
+            self.n += 1
+            threading.Thread(target=self.run, args=(c, i), daemon=True).start()
+    def run(self, c, i):
+        try:
+            self.handler(c, i)
+        except Exception as e:
+            print("handler error", repr(e), file=sys.stderr)
+
+def welcome(c):
+    op, rid, p = c.read_frame()
+    assert op == OP["hello"], op
+    c.send(jframe(OP["welcome"], rid, WELCOME))
+    return rid
+
+def drain(c, seconds):
+    """Reads (and records) whatever the client sends for a while."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if c.read_frame(max(0.01, end - time.monotonic())) is None:
+            return
+
+def outcome(fn):
+    try:
+        return repr(fn())
+    except Exception as e:
+        return type(e).__name__
+
+out = {}
+def done():
+    print(json.dumps(out))
+`;
+
+let dir: string | undefined;
+function runFake(body: string, timeout = 60_000): Record<string, unknown> {
+  if (dir === undefined) {
+    dir = tempDir('pyfaults');
+    writeFileSync(join(dir, 'okv_client.py'), CLIENT_PY);
+  }
+  const script = join(dir, `case-${Math.random().toString(36).slice(2)}.py`);
+  writeFileSync(script, FAKE + body);
+  const r = spawnSync('python3', ['-I', script], { encoding: 'utf8', timeout });
+  assert.equal(r.status, 0, `${r.stderr}\n${r.stdout}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+describe('generators/client: the shipped Python client against a faulty fake Manager', function () {
+  this.timeout(120_000);
+
+  it('A: a queued cancel meeting MAX_OUTSTANDING waiting requests during dispatch does not wedge the client: every reply settles, the cancel goes out after', () => {
+    const out = runFake(String.raw`
+go = threading.Event()
+cancels = []
+def h(c, i):
+    welcome(c)
+    rids = []
+    while len(rids) < C.MAX_OUTSTANDING:
+        rids.append(c.read_frame(30)[1])
+    go.wait(30)
+    first = rids[0]
+    reply = jframe(OP["lookupPending"], first, {"ticket": 9, "state": "pending"})
+    for r in rids:
+        reply += frame(OP["lookupBinaryResult"], r, lookup_reply(r))
+    c.send(reply)
+    while True:
+        fr = c.read_frame(10)
+        if fr is None:
+            return
+        if fr[0] == OP["cancel"]:
+            cancels.append(json.loads(fr[2]))
+            c.send(jframe(OP["cancelled"], fr[1], {"ticket": 9, "state": "cancelled"}))
+f = Fake(h)
+cl = C.Client(PROFILE, "x", socket_path=f.path)
+t0 = cl.lookup(NS, ["a"], "r0")
+cl.cancel(t0)  # pending, its id not known yet: the cancel is sent when LOOKUP_PENDING names it
+ts = [cl.lookup(NS, ["a"], "r%d" % k) for k in range(1, C.MAX_OUTSTANDING)]
+go.set()
+time.sleep(0.3)
+results = {}
+for t in ts[-3:]:
+    key = outcome(lambda: t.wait(2) and t.wait(2).state)
+    results[key] = results.get(key, 0) + 1
+end = time.monotonic() + 2
+while not cancels and time.monotonic() < end:
+    cl._pump(0.05)
+cl._pump(0.2)
+out["results"] = results
+out["waiting"] = len(cl._waiting)
+out["buf"] = len(cl._buf)
+out["cancels"] = cancels
+out["connected"] = cl.connected
+cl.close()
+done()
+`);
+    assert.deepEqual(out.results, { "'ready'": 3 }, JSON.stringify(out));
+    assert.equal(out.buf, 0);
+    assert.equal(out.waiting, 0);
+    assert.deepEqual(out.cancels, [{ ticket: 9 }]);
+    assert.equal(out.connected, true);
+  });
+});
