@@ -212,6 +212,16 @@ def decode_lookup_result(payload):
     return body
 
 
+def _decode_json(payload, what):
+    """A reply's JSON body ({} when empty); bytes that are not UTF-8 JSON are a ProtocolError."""
+    if not payload:
+        return {}
+    try:
+        return json.loads(payload.decode("utf-8"))
+    except (ValueError, UnicodeError) as error:
+        raise ProtocolError("the Manager sent a %s that is not UTF-8 JSON (%s)" % (what, error), "protocol") from None
+
+
 def _json(body):
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
@@ -361,26 +371,28 @@ class Registration:
 
 # -- replies, tickets, operations -------------------------------------------------------------
 
-class _Reply:
-    __slots__ = ("opcode", "payload", "error", "done", "notice", "on_notice")
+# The final replies a lookup may have; any other opcode answering one is a ProtocolError.
+_LOOKUP_FINALS = frozenset((OPCODE["lookupBinaryResult"], OPCODE["lookupResult"], OPCODE["error"]))
 
-    def __init__(self):
+
+class _Reply:
+    __slots__ = ("opcode", "value", "error", "done", "notice", "on_notice", "lookup")
+
+    def __init__(self, lookup=False):
         self.opcode = None
-        self.payload = None
+        self.value = None  # the body, decoded (and checked) when the frame was dispatched
         self.error = None
         self.done = False
         self.notice = None
         self.on_notice = None
+        self.lookup = lookup
 
     def body(self):
         if self.error is not None:
             raise self.error
-        if self.opcode == OPCODE["lookupBinaryResult"]:
-            return decode_lookup_result(self.payload)
-        value = json.loads(self.payload.decode("utf-8")) if self.payload else {}
         if self.opcode in (OPCODE["error"], OPCODE["refused"]):
-            raise ManagerRefused(value)
-        return value
+            raise ManagerRefused(self.value)
+        return self.value
 
 
 class LookupResult:
@@ -632,14 +644,14 @@ class Client:
     def _send(self, name, body, reconnect=True):
         return self._send_payload(OPCODE[name], _json(body), reconnect)
 
-    def _send_payload(self, opcode, payload, reconnect=True):
+    def _send_payload(self, opcode, payload, reconnect=True, lookup=False):
         if self._closed:
             raise ManagerError("the client is closed", "closed")
         if self._sock is None:
             if not reconnect:
                 raise ConnectionLost(self.socket_path, "the connection closed", self.role)
             self._reconnect()
-        reply = _Reply()
+        reply = _Reply(lookup)
         with self._state:
             if len(self._waiting) >= MAX_OUTSTANDING:
                 raise ClientBusy("%d requests wait for replies" % len(self._waiting), "busy")
@@ -724,17 +736,31 @@ class Client:
                 if opcode == OPCODE["lookupPending"]:
                     reply = self._waiting.get(request_id)
                     if reply is not None:
-                        reply.notice = json.loads(payload.decode("utf-8"))
+                        notice = _decode_json(payload, "LOOKUP_PENDING")
+                        if not isinstance(notice, dict):
+                            raise ProtocolError("the Manager sent a LOOKUP_PENDING that is not an object", "protocol")
+                        reply.notice = notice
                         if reply.on_notice is not None:
-                            reply.on_notice(reply.notice)
+                            reply.on_notice(notice)
                     continue
-                with self._state:
-                    reply = self._waiting.pop(request_id, None)
+                reply = self._waiting.get(request_id)
                 if reply is None:
                     if request_id == 0 and opcode == OPCODE["error"]:
                         raise ProtocolError("the Manager closed the stream: " + payload.decode("utf-8", "replace"), "frame-fault")
                     continue
-                reply.opcode, reply.payload, reply.done = opcode, payload, True
+                # Decoded here, before the reply leaves the waiting table: a malformed one is a
+                # ProtocolError and its request is failed with the others when the connection drops.
+                if reply.lookup and opcode not in _LOOKUP_FINALS:
+                    raise ProtocolError("the Manager answered a lookup with opcode %d" % opcode, "protocol")
+                if opcode == OPCODE["lookupBinaryResult"]:
+                    value = decode_lookup_result(payload)
+                else:
+                    value = _decode_json(payload, "reply (opcode %d)" % opcode)
+                    if reply.lookup and not isinstance(value, dict):
+                        raise ProtocolError("the Manager answered a lookup with JSON that is not an object", "protocol")
+                with self._state:
+                    self._waiting.pop(request_id, None)
+                reply.opcode, reply.value, reply.done = opcode, value, True
         finally:
             # Whatever handling a frame raised, the frames taken are trimmed: none is read twice,
             # and the ones after it are read by the next pump.
@@ -785,7 +811,7 @@ class Client:
 
     def lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):
         """Opens a lookup ticket and returns at once (poll it)."""
-        reply = self._send_payload(OPCODE["lookupBinary"], encode_lookup(namespace, hashes, request, rank, world_size, deadline_ms))
+        reply = self._send_payload(OPCODE["lookupBinary"], encode_lookup(namespace, hashes, request, rank, world_size, deadline_ms), lookup=True)
         # Read after the send: a send may have reconnected first (a new session, a new generation).
         ticket = Ticket(self, reply, str(request), self._generation)
         reply.on_notice = lambda notice: self._noticed(ticket, notice)

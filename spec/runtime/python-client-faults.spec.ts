@@ -171,4 +171,41 @@ done()
     assert.deepEqual(out.cancels, [{ ticket: 9 }]);
     assert.equal(out.connected, true);
   });
+
+  it('B: a malformed reply (pending not JSON or not an object, ERROR not JSON, wrong-size binary result, unknown opcode answering a lookup) is a ProtocolError: the connection drops, the ticket is cancelled connection-lost, the next lookup reconnects', () => {
+    const out = runFake(String.raw`
+CASES = {
+    "pending not JSON": lambda rid: frame(OP["lookupPending"], rid, b"{oops") + frame(OP["lookupBinaryResult"], rid, lookup_reply(5)),
+    "pending a list": lambda rid: frame(OP["lookupPending"], rid, b"[1]") + frame(OP["lookupBinaryResult"], rid, lookup_reply(5)),
+    "pending not UTF-8": lambda rid: frame(OP["lookupPending"], rid, b"\xff\xfe") + frame(OP["lookupBinaryResult"], rid, lookup_reply(5)),
+    "ERROR not JSON": lambda rid: frame(OP["error"], rid, b"not json"),
+    "binary result of 10 bytes": lambda rid: frame(OP["lookupBinaryResult"], rid, b"\0" * 10),
+    "unknown opcode 77": lambda rid: frame(77, rid, b""),
+}
+for name, reply in CASES.items():
+    def h(c, i, reply=reply):
+        welcome(c)
+        op, rid, p = c.read_frame()
+        if i == 0:
+            c.send(reply(rid))
+        else:
+            c.send(frame(OP["lookupBinaryResult"], rid, lookup_reply(6)))
+        drain(c, 3)
+    f = Fake(h)
+    cl = C.Client(PROFILE, "x", socket_path=f.path)
+    t = cl.lookup(NS, ["a"], "r")
+    time.sleep(0.2)
+    first = outcome(t.poll)
+    connected = cl.connected
+    r = t.poll()
+    second = [r.state, r.reason] if r is not None else None
+    again = cl.lookup(NS, ["a"], "r2").wait(2)
+    out[name] = [first, connected, second, again.state if again is not None else None, len(cl._buf)]
+    cl.close()
+done()
+`);
+    for (const name of ['pending not JSON', 'pending a list', 'pending not UTF-8', 'ERROR not JSON', 'binary result of 10 bytes', 'unknown opcode 77']) {
+      assert.deepEqual(out[name], ['ProtocolError', false, ['cancelled', 'connection-lost'], 'ready', 0], `${name}: ${JSON.stringify(out[name])}`);
+    }
+  });
 });
