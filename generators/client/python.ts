@@ -71,6 +71,9 @@ MAX_REPLY = 16 << 20
 RETRY_FIRST = 0.05
 RETRY_MAX = 5.0
 CONNECT_TIMEOUT = 5.0
+# Seconds past a lookup's deadline_ms that a ticket waits for the Manager's answer before it
+# settles timed-out on its own (reason no-reply): a stalled Manager never leaves it pending.
+LOOKUP_GRACE = 1.0
 FLAG_PENDING, FLAG_LANDED, FLAG_FAILED = 0, 1, 2
 _STATES = {"ready": "ready", "miss": "miss", "timedOut": "timed-out", "cancelled": "cancelled"}
 
@@ -376,9 +379,10 @@ _LOOKUP_FINALS = frozenset((OPCODE["lookupBinaryResult"], OPCODE["lookupResult"]
 
 
 class _Reply:
-    __slots__ = ("opcode", "value", "error", "done", "notice", "on_notice", "lookup")
+    __slots__ = ("opcode", "value", "error", "done", "notice", "on_notice", "lookup", "id")
 
     def __init__(self, lookup=False):
+        self.id = None
         self.opcode = None
         self.value = None  # the body, decoded (and checked) when the frame was dispatched
         self.error = None
@@ -408,19 +412,41 @@ class LookupResult:
 
 
 class Ticket:
-    """A lookup in flight. poll() never waits: None while pending, then its LookupResult."""
+    """A lookup in flight. poll() never waits: None while pending, then its LookupResult.
 
-    def __init__(self, client, reply, request, generation):
+    Without an answer by deadline_ms + LOOKUP_GRACE (a stalled Manager) it stops waiting: the
+    Manager is sent a cancel and the ticket settles timed-out, reason no-reply.
+    """
+
+    def __init__(self, client, reply, request, generation, deadline_ms=1000):
         self._client, self._reply, self.request, self._generation = client, reply, request, generation
         self._result = None
         self.id = None
         self.cancel_requested = False
+        self._expires = time.monotonic() + int(deadline_ms) / 1000.0 + LOOKUP_GRACE
 
     def poll(self):
         if self._result is None:
             self._client._pump(0.0)
             self._settle()
+            if self._result is None and time.monotonic() > self._expires:
+                self._expire()
         return self._result
+
+    def _expire(self):
+        client, reply = self._client, self._reply
+        with client._state:
+            if client._waiting.get(reply.id) is reply:
+                del client._waiting[reply.id]
+        if reply.done:  # answered meanwhile (another thread dispatched it)
+            self._settle()
+            return
+        if self.id is not None and self._generation == client._generation:
+            try:
+                client._notify(OPCODE["cancel"], _json({"ticket": self.id}))
+            except ManagerError:
+                pass
+        self._result = LookupResult("timed-out", 0, {}, ticket=self.id, reason="no-reply")
 
     def wait(self, timeout):
         """The result, waiting up to timeout seconds; None if still pending then."""
@@ -655,7 +681,7 @@ class Client:
         with self._state:
             if len(self._waiting) >= MAX_OUTSTANDING:
                 raise ClientBusy("%d requests wait for replies" % len(self._waiting), "busy")
-            request_id = self._next_id
+            request_id = reply.id = self._next_id
             self._next_id += 1
             self._waiting[request_id] = reply
             sock = self._sock
@@ -813,7 +839,7 @@ class Client:
         """Opens a lookup ticket and returns at once (poll it)."""
         reply = self._send_payload(OPCODE["lookupBinary"], encode_lookup(namespace, hashes, request, rank, world_size, deadline_ms), lookup=True)
         # Read after the send: a send may have reconnected first (a new session, a new generation).
-        ticket = Ticket(self, reply, str(request), self._generation)
+        ticket = Ticket(self, reply, str(request), self._generation, deadline_ms)
         reply.on_notice = lambda notice: self._noticed(ticket, notice)
         return ticket
 

@@ -208,4 +208,34 @@ done()
       assert.deepEqual(out[name], ['ProtocolError', false, ['cancelled', 'connection-lost'], 'ready', 0], `${name}: ${JSON.stringify(out[name])}`);
     }
   });
+
+  it('C: a Manager that stops answering (connected, stalled) times a ticket out on the client past deadline_ms + LOOKUP_GRACE: timed-out, reason no-reply, a cancel sent, nothing left waiting', () => {
+    const out = runFake(String.raw`
+def h(c, i):
+    welcome(c)
+    op, rid, p = c.read_frame()
+    c.send(jframe(OP["lookupPending"], rid, {"ticket": 7, "state": "pending"}))
+    drain(c, 6)   # stalled: reads, never answers
+f = Fake(h)
+cl = C.Client(PROFILE, "x", socket_path=f.path)
+start = time.monotonic()
+t = cl.lookup(NS, ["a"], "r", deadline_ms=100)
+r = None
+while time.monotonic() - start < 5 and r is None:
+    r = t.poll()
+    time.sleep(0.01)
+out["after"] = round(time.monotonic() - start, 2)
+out["result"] = [r.state, r.reason, r.ticket] if r is not None else None
+out["waiting"] = len(cl._waiting)
+time.sleep(0.2)
+out["sent"] = [[op, json.loads(p)] for op, rid, p in f.conns[0].seen if op == OP["cancel"]]
+out["grace"] = getattr(C, "LOOKUP_GRACE", None)
+cl.close()
+done()
+`);
+    assert.deepEqual(out.result, ['timed-out', 'no-reply', 7], JSON.stringify(out));
+    assert.ok((out.after as number) >= 0.1 + (out.grace as number) && (out.after as number) < 0.1 + (out.grace as number) + 1, JSON.stringify(out));
+    assert.equal(out.waiting, 0);
+    assert.deepEqual(out.sent, [[13, { ticket: 7 }]]);
+  });
 });
