@@ -464,6 +464,17 @@ class Ticket:
         body = reply.body()
         self.id = body.get("ticket", self.id)
         state = _STATES.get(body.get("state"), body.get("state"))
+        if self.cancel_requested and state == "ready":
+            # Cancelled (or released) before the Manager named the ticket, and answered ready
+            # before the cancel could go: its leases are given back as release() does.
+            client = self._client
+            if self.id is not None and self._generation == client._generation:
+                try:
+                    client._notify(OPCODE["releaseBinary"], encode_release(self.id))
+                except (ManagerError, ValueError):
+                    pass
+            self._result = LookupResult("cancelled", 0, {}, ticket=self.id)
+            return
         self._result = LookupResult(state, body.get("boundary") or 0, body.get("tiers") or {}, body.get("matched") or 0, self.id, grant=body.get("grant"))
 
     def share(self):

@@ -238,4 +238,33 @@ done()
     assert.equal(out.waiting, 0);
     assert.deepEqual(out.sent, [[13, { ticket: 7 }]]);
   });
+
+  it('D: a lookup cancelled before its id was known and answered ready at once (no LOOKUP_PENDING) gives its leases back: the binary RELEASE is sent, the ticket settles cancelled', () => {
+    const out = runFake(String.raw`
+def h(c, i):
+    welcome(c)
+    op, rid, p = c.read_frame()
+    time.sleep(0.3)   # the client cancels first
+    c.send(frame(OP["lookupBinaryResult"], rid, lookup_reply(42)))
+    drain(c, 3)
+f = Fake(h)
+cl = C.Client(PROFILE, "x", socket_path=f.path)
+t = cl.lookup(NS, ["a"], "r")
+cl.cancel(t)
+out["requested"] = t.cancel_requested
+r = t.wait(2)
+out["result"] = [r.state, r.ticket] if r is not None else None
+cl._pump(0.3)
+time.sleep(0.2)
+out["sent"] = [[op, p.hex()] for op, rid, p in f.conns[0].seen if op != OP["hello"] and op != OP["lookupBinary"]]
+out["release"] = C.encode_release(42).hex()
+out["waiting"] = len(cl._waiting)
+cl.close()
+done()
+`);
+    assert.equal(out.requested, true);
+    assert.deepEqual(out.result, ['cancelled', 42], JSON.stringify(out));
+    assert.deepEqual(out.sent, [[25, out.release]]);
+    assert.equal(out.waiting, 0);
+  });
 });

@@ -163,6 +163,27 @@ done()
     assert.equal(out.waiting_after_refusal, 0);
   });
 
+  it('a lookup cancelled at once and answered ready at once leaves no lease pinned: the ticket settles cancelled and its leases are released', () => {
+    const out = runPython(String.raw`
+c = _client.connect(profile, "scheduler", socket_path=sock)
+reg = c.register_pages(65536, 2, 1)
+reg.page(0)[:] = b"k" * 65536
+c.save(ns, ["py-cx0"], [0]).wait(10)
+states = []
+for i in range(20):
+    t = c.lookup(ns, ["py-cx0"], "py-cancel-%d" % i)
+    c.cancel(t)
+    states.append(t.wait(5).state)
+time.sleep(0.2)
+out["states"] = sorted(set(states))
+out["pinned"] = c.status()["tiers"]["pinned"]
+c.close()
+done()
+`, m);
+    assert.deepEqual(out.states, ['cancelled']);
+    assert.equal(out.pinned, 0);
+  });
+
   it('cancel of a pending lookup and a deadline give cancelled and timed-out, never a miss', () => {
     const out = runPython(String.raw`
 c = _client.connect(profile, "scheduler", socket_path=sock)
