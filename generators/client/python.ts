@@ -36,7 +36,8 @@ at most the Manager's maxPayload.
 A lost connection fails every request in flight (ConnectionLost; a pending ticket becomes
 cancelled, reason connection-lost) and the next call reconnects: handshake again with the same
 profile, the same memfd registered again. Reconnect attempts back off (RETRY_FIRST doubling to
-RETRY_MAX seconds); a call inside the back-off window raises ManagerNotReachable at once.
+RETRY_MAX seconds, a refused handshake included); a call inside the back-off window raises
+ManagerNotReachable at once, or ManagerRefused again when the last attempt was refused.
 """
 
 import errno
@@ -599,6 +600,7 @@ class Client:
         self._generation = 0
         self._retry_at = 0.0
         self._retry = 0.0
+        self._refusal = None  # the body of the handshake refusal that set the back-off
         self._max_reply = MAX_REPLY
         self._closed = False
         self._connect_lock = threading.Lock()
@@ -615,12 +617,19 @@ class Client:
     def _reconnect_locked(self):
         now = time.monotonic()
         if now < self._retry_at:
+            if self._refusal is not None:
+                # Refused at the last handshake: the same verdict again, until the next attempt.
+                raise ManagerRefused(self._refusal)
             raise ManagerNotReachable(self.socket_path, "reconnecting: next attempt in %.2f s" % (self._retry_at - now), self.role)
+        self._refusal = None
         try:
             self._open()
             self._retry = 0.0
-        except ManagerRefused:
+        except ManagerRefused as error:
             self._drop()
+            self._retry = min(max(self._retry * 2, RETRY_FIRST), RETRY_MAX)
+            self._retry_at = time.monotonic() + self._retry
+            self._refusal = error.body
             raise
         except (OSError, ManagerNotReachable, ProtocolError) as error:
             self._drop()

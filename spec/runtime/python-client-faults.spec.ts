@@ -267,4 +267,40 @@ done()
     assert.deepEqual(out.sent, [[25, out.release]]);
     assert.equal(out.waiting, 0);
   });
+
+  it('E: a Manager that refuses the handshake after a reconnect is retried with the doubling back-off; inside it the refusal is raised again at once', () => {
+    const out = runFake(String.raw`
+def h(c, i):
+    if i == 0:
+        welcome(c)
+        c.read_frame(10)
+        c.s.close()   # the Manager "restarts", and now refuses this profile
+        return
+    op, rid, p = c.read_frame()
+    c.send(jframe(OP["refused"], rid, {"code": "OKV7103", "message": "profile rejected", "reason": "rejected-profile"}))
+    c.s.close()
+f = Fake(h)
+cl = C.Client(PROFILE, "x", socket_path=f.path)
+t = cl.lookup(NS, ["a"], "r")
+out["first"] = t.wait(2).reason
+n0 = f.n
+start = time.monotonic()
+kinds = {}
+while time.monotonic() - start < 1.0:   # a scheduler looking up every step
+    try:
+        cl.lookup(NS, ["a"], "r")
+        kinds["ok"] = kinds.get("ok", 0) + 1
+    except C.ManagerError as e:
+        key = "%s %s" % (type(e).__name__, e.code)
+        kinds[key] = kinds.get(key, 0) + 1
+    time.sleep(0.001)
+out["handshakes"] = f.n - n0
+out["kinds"] = sorted(kinds)
+cl.close()
+done()
+`);
+    assert.equal(out.first, 'connection-lost');
+    assert.deepEqual(out.kinds, ['ManagerRefused OKV7103'], JSON.stringify(out));
+    assert.ok((out.handshakes as number) >= 2 && (out.handshakes as number) <= 8, JSON.stringify(out));
+  });
 });
