@@ -654,6 +654,8 @@ class Client:
         with self._state:
             self._sock, self._selector = sock, selector
             self._buf = bytearray()
+            # Request ids are per connection (the Manager refuses ids past 2^53 - 1 with a frame fault).
+            self._next_id = 1
             self._generation += 1
         welcome = self._call("hello", {"protocol": PROTOCOL_VERSION, "profile": self.profile, "client": self.name}, self.connect_timeout, reconnect=False)
         self.welcome = welcome

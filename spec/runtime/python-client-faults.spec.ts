@@ -303,4 +303,31 @@ done()
     assert.deepEqual(out.kinds, ['ManagerRefused OKV7103'], JSON.stringify(out));
     assert.ok((out.handshakes as number) >= 2 && (out.handshakes as number) <= 8, JSON.stringify(out));
   });
+
+  it('F: request ids are per connection: a reconnect starts again at 1 (HELLO), whatever the lost connection reached', () => {
+    const out = runFake(String.raw`
+def h(c, i):
+    welcome(c)
+    if i == 0:
+        c.read_frame(10)
+        c.s.close()
+        return
+    op, rid, p = c.read_frame(10)
+    c.send(frame(OP["lookupBinaryResult"], rid, lookup_reply(3)))
+    drain(c, 2)
+f = Fake(h)
+cl = C.Client(PROFILE, "x", socket_path=f.path)
+cl._next_id = 1 << 40   # as after many requests
+t = cl.lookup(NS, ["a"], "r")
+out["first"] = t.wait(2).reason
+r = cl.lookup(NS, ["a"], "r2").wait(2)
+out["second"] = r.state if r is not None else None
+out["ids"] = [[op, rid] for op, rid, p in f.conns[1].seen]
+cl.close()
+done()
+`);
+    assert.equal(out.first, 'connection-lost');
+    assert.equal(out.second, 'ready');
+    assert.deepEqual(out.ids, [[1, 1], [23, 2]]);
+  });
 });

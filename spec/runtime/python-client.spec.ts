@@ -184,6 +184,34 @@ done()
     assert.equal(out.pinned, 0);
   });
 
+  it('a connection the Manager closed for a request id past 2^53 - 1 reconnects with ids from 1 again: the next lookup is answered', () => {
+    const out = runPython(String.raw`
+c = _client.connect(profile, "scheduler", socket_path=sock)
+c._next_id = 2 ** 53
+t = c.lookup(ns, ["py-id0"], "py-id-fault")
+try:
+    r = t.wait(5)
+except _client.ProtocolError as e:
+    out["error"] = e.code
+    r = t.poll()
+out["faulted"] = [r.state, r.reason] if r is not None else None
+res = []
+for k in range(3):
+    try:
+        r = c.lookup(ns, ["py-id0"], "py-id-%d" % k).wait(5)
+        res.append(r.state if r is not None else None)
+    except _client.ManagerNotReachable:
+        res.append("not-reachable")
+        time.sleep(0.1)
+out["after"] = res
+c.close()
+done()
+`, m);
+    assert.equal(out.error, 'frame-fault');
+    assert.deepEqual(out.faulted, ['cancelled', 'connection-lost']);
+    assert.deepEqual(out.after, ['miss', 'miss', 'miss']);
+  });
+
   it('cancel of a pending lookup and a deadline give cancelled and timed-out, never a miss', () => {
     const out = runPython(String.raw`
 c = _client.connect(profile, "scheduler", socket_path=sock)
