@@ -37,7 +37,10 @@ A lost connection fails every request in flight (ConnectionLost; a pending ticke
 cancelled, reason connection-lost) and the next call reconnects: handshake again with the same
 profile, the same memfd registered again. Reconnect attempts back off (RETRY_FIRST doubling to
 RETRY_MAX seconds, a refused handshake included); a call inside the back-off window raises
-ManagerNotReachable at once, or ManagerRefused again when the last attempt was refused.
+ManagerNotReachable at once, or ManagerRefused again when the last attempt was refused. A call
+that never waits (lookup, save, restore) does not wait for the WELCOME either: it sends HELLO, and
+until a later call finds the WELCOME arrived each raises ManagerNotReachable (handshaking) at once;
+no WELCOME within connect_timeout is a lost connection (backed off).
 """
 
 import errno
@@ -604,27 +607,47 @@ class Client:
         self._max_reply = MAX_REPLY
         self._closed = False
         self._connect_lock = threading.Lock()
+        self._hello = None  # (HELLO's reply, deadline) while a handshake is under way
         self._reconnect()
 
     # connection -----------------------------------------------------------------------------
 
-    def _reconnect(self):
+    def _reconnect(self, wait=True):
         # One thread reconnects; the others find the connection made (or the back-off set).
         with self._connect_lock:
-            if self._sock is None:
-                self._reconnect_locked()
+            if self._sock is None or self._hello is not None:
+                if not self._reconnect_locked(wait):
+                    raise ManagerNotReachable(self.socket_path, "handshaking (HELLO sent, no WELCOME yet)", self.role)
 
-    def _reconnect_locked(self):
-        now = time.monotonic()
-        if now < self._retry_at:
-            if self._refusal is not None:
-                # Refused at the last handshake: the same verdict again, until the next attempt.
-                raise ManagerRefused(self._refusal)
-            raise ManagerNotReachable(self.socket_path, "reconnecting: next attempt in %.2f s" % (self._retry_at - now), self.role)
-        self._refusal = None
+    def _reconnect_locked(self, wait):
+        """Connects and handshakes; True once welcomed. wait=False (a call that never waits: lookup,
+        save, restore) sends HELLO and returns False until a later call finds WELCOME arrived."""
+        if self._sock is None:
+            # Outside the try: a call inside the back-off window does not extend it.
+            now = time.monotonic()
+            if now < self._retry_at:
+                if self._refusal is not None:
+                    # Refused at the last handshake: the same verdict again, until the next attempt.
+                    raise ManagerRefused(self._refusal)
+                raise ManagerNotReachable(self.socket_path, "reconnecting: next attempt in %.2f s" % (self._retry_at - now), self.role)
+            self._refusal = None
         try:
-            self._open()
+            if self._sock is None:
+                self._open()
+            reply, deadline = self._hello
+            while not reply.done:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ManagerNotReachable(self.socket_path, "no reply to hello within %.1f s" % self.connect_timeout, self.role)
+                if not wait:
+                    self._pump(0.0)
+                    if not reply.done:
+                        return False
+                    break
+                self._pump(min(left, 0.05))
+            self._welcomed(reply)
             self._retry = 0.0
+            return True
         except ManagerRefused as error:
             self._drop()
             self._retry = min(max(self._retry * 2, RETRY_FIRST), RETRY_MAX)
@@ -642,6 +665,7 @@ class Client:
             raise ManagerNotReachable(self.socket_path, reason, self.role) from error
 
     def _open(self):
+        """Connects and sends HELLO; the WELCOME is settled by _reconnect_locked (now or in a later call)."""
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         sock.settimeout(self.connect_timeout)
         try:
@@ -657,8 +681,12 @@ class Client:
             # Request ids are per connection (the Manager refuses ids past 2^53 - 1 with a frame fault).
             self._next_id = 1
             self._generation += 1
-        welcome = self._call("hello", {"protocol": PROTOCOL_VERSION, "profile": self.profile, "client": self.name}, self.connect_timeout, reconnect=False)
-        self.welcome = welcome
+        reply = self._send("hello", {"protocol": PROTOCOL_VERSION, "profile": self.profile, "client": self.name}, reconnect=False)
+        self._hello = (reply, time.monotonic() + self.connect_timeout)
+
+    def _welcomed(self, reply):
+        self._hello = None
+        self.welcome = reply.body()
         # Replies (status, long block lists) may exceed the request bound; this caps what one frame may hold here.
         self._max_reply = MAX_REPLY
         if self.registration is not None:
@@ -670,6 +698,7 @@ class Client:
             self._sock = self._selector = None
             waiting, self._waiting = self._waiting, {}
             self._deferred = []
+            self._hello = None
         for reply in waiting.values():
             reply.error = ConnectionLost(self.socket_path, "the connection closed", self.role)
             reply.done = True
@@ -685,20 +714,23 @@ class Client:
 
     @property
     def connected(self):
-        return self._sock is not None
+        return self._sock is not None and self._hello is None
 
     # requests -------------------------------------------------------------------------------
 
-    def _send(self, name, body, reconnect=True):
-        return self._send_payload(OPCODE[name], _json(body), reconnect)
+    def _send(self, name, body, reconnect=True, wait=False):
+        return self._send_payload(OPCODE[name], _json(body), reconnect, wait=wait)
 
-    def _send_payload(self, opcode, payload, reconnect=True, lookup=False):
+    def _send_payload(self, opcode, payload, reconnect=True, lookup=False, wait=False):
         if self._closed:
             raise ManagerError("the client is closed", "closed")
-        if self._sock is None:
-            if not reconnect:
+        if self._sock is None or self._hello is not None:
+            if reconnect:
+                # A call that never waits (wait=False) never waits for WELCOME either: it raises
+                # ManagerNotReachable (handshaking) until a later call finds the handshake done.
+                self._reconnect(wait)
+            elif self._sock is None:
                 raise ConnectionLost(self.socket_path, "the connection closed", self.role)
-            self._reconnect()
         reply = _Reply(lookup)
         with self._state:
             if len(self._waiting) >= MAX_OUTSTANDING:
@@ -712,7 +744,7 @@ class Client:
 
     def _call(self, name, body, timeout, reconnect=True):
         """Sends one request and waits for its reply (handshake, registration, status)."""
-        reply = self._send(name, body, reconnect)
+        reply = self._send(name, body, reconnect, wait=True)
         deadline = time.monotonic() + timeout
         while not reply.done:
             left = deadline - time.monotonic()
