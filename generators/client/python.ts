@@ -115,6 +115,9 @@ class ManagerNotReachable(ManagerError):
     """No Manager answers on the socket: names it and how to start one."""
 
     def __init__(self, socket_path, reason, role=None):
+        # Why, as a word a caller can test: "handshaking" while a reconnect's WELCOME is due (the
+        # next call may find it), else "unreachable".
+        self.why = "handshaking" if str(reason).startswith("handshaking") else "unreachable"
         manager = _manager_data() or {}
         product = manager.get("product", "the")
         text = product + " Manager not reachable"

@@ -126,8 +126,17 @@ class Engine:
         return out
 
     def op_lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=2000):
-        ticket = self.client.lookup(namespace, hashes, request, rank=rank, world_size=world_size, deadline_ms=deadline_ms)
-        return self._keep(self.tickets, ticket)
+        # As an engine's scheduler does over its steps: a lookup refused while the client's
+        # reconnect waits for WELCOME (it never blocks for it) is asked again at the next step.
+        end = time.monotonic() + 5.0
+        while True:
+            try:
+                ticket = self.client.lookup(namespace, hashes, request, rank=rank, world_size=world_size, deadline_ms=deadline_ms)
+                return self._keep(self.tickets, ticket)
+            except self.client_module.ManagerNotReachable as exc:
+                if getattr(exc, "why", None) != "handshaking" or time.monotonic() > end:
+                    raise
+                time.sleep(0.005)
 
     def _result(self, result):
         if result is None:
