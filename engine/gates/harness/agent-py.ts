@@ -141,7 +141,7 @@ class Engine:
     def _result(self, result):
         if result is None:
             return None
-        return {"state": result.state, "boundary": result.boundary, "tiers": result.tiers}
+        return {"state": result.state, "boundary": result.boundary, "tiers": result.tiers, "reason": getattr(result, "reason", None)}
 
     def op_poll(self, ticket):
         return self._result(self.tickets[ticket].poll())

@@ -20,6 +20,8 @@ export interface LookupResult {
   state: string;
   boundary: number | null;
   tiers: Record<string, number> | null;
+  /** Why the client settled it itself (e.g. no-reply: the Manager never answered); null when the Manager's reply settled it. */
+  reason?: string | null;
   polls?: number;
 }
 

@@ -20,6 +20,9 @@ export const run: ScenarioRun = async (ctx) => {
   const r = await e.wait(t, deadlineMs + 5000);
   const elapsed = Date.now() - started;
   ctx.check(stateIs(r, 'timedOut'), 'past the deadline the ticket resolves to timed out', r);
+  // The client gives up on its own a grace period past the deadline (reason no-reply): that
+  // would look the same to the engine, but it is the client's safety net, not the Manager's timeout.
+  ctx.check(r !== null && (r.reason ?? null) === null, "the Manager's own reply timed it out (not the client giving up on a silent Manager)", r);
   ctx.check(elapsed >= deadlineMs - 50, 'it did not resolve before its deadline', { elapsed, deadlineMs });
   ctx.check((r?.boundary ?? 0) === 0, 'a timed-out ticket offers no blocks (recompute)', r);
   const restore = await restoreRefused(e, t, [8]);
