@@ -445,6 +445,8 @@ class Ticket:
         with client._state:
             if client._waiting.get(reply.id) is reply:
                 del client._waiting[reply.id]
+                if self._generation == client._generation:
+                    client._abandon(reply.id)
         if reply.done:  # answered meanwhile (another thread dispatched it)
             self._settle()
             return
@@ -603,6 +605,10 @@ class Client:
         # Requests sent after dispatch, not during it (a cancel a LOOKUP_PENDING made possible, or
         # one that met MAX_OUTSTANDING): (name, body), this connection's only.
         self._deferred = []
+        # Lookups this client stopped waiting for (no reply by deadline_ms + LOOKUP_GRACE): request
+        # id -> None, this connection's only, the oldest forgotten past MAX_OUTSTANDING. A late
+        # answer to one is not dropped: a ready one is released, a pending one cancelled.
+        self._abandoned = {}
         self._generation = 0
         self._retry_at = 0.0
         self._retry = 0.0
@@ -681,6 +687,7 @@ class Client:
         with self._state:
             self._sock, self._selector = sock, selector
             self._buf = bytearray()
+            self._abandoned = {}
             # Request ids are per connection (the Manager refuses ids past 2^53 - 1 with a frame fault).
             self._next_id = 1
             self._generation += 1
@@ -701,6 +708,7 @@ class Client:
             self._sock = self._selector = None
             waiting, self._waiting = self._waiting, {}
             self._deferred = []
+            self._abandoned = {}
             self._hello = None
         for reply in waiting.values():
             reply.error = ConnectionLost(self.socket_path, "the connection closed", self.role)
@@ -800,6 +808,12 @@ class Client:
                 name, body = self._deferred.pop(0)
             except IndexError:
                 return
+            if name == "releaseBinary":
+                try:
+                    self._notify(OPCODE["releaseBinary"], encode_release(body))
+                except (ManagerError, ValueError):
+                    pass
+                continue
             if not self._fire(name, body):
                 return
 
@@ -818,6 +832,12 @@ class Client:
                 request_id = (hi << 32) | lo
                 if opcode == OPCODE["lookupPending"]:
                     reply = self._waiting.get(request_id)
+                    if reply is None and request_id in self._abandoned:
+                        # Named only after the client gave up on it: it is cancelled (sent after dispatch).
+                        notice = _decode_json(payload, "LOOKUP_PENDING")
+                        if isinstance(notice, dict) and notice.get("ticket") is not None:
+                            self._deferred.append(("cancel", {"ticket": notice.get("ticket")}))
+                        continue
                     if reply is not None:
                         notice = _decode_json(payload, "LOOKUP_PENDING")
                         if not isinstance(notice, dict):
@@ -830,6 +850,8 @@ class Client:
                 if reply is None:
                     if request_id == 0 and opcode == OPCODE["error"]:
                         raise ProtocolError("the Manager closed the stream: " + payload.decode("utf-8", "replace"), "frame-fault")
+                    if request_id in self._abandoned:
+                        self._late(request_id, opcode, payload)
                     continue
                 # Decoded here, before the reply leaves the waiting table: a malformed one is a
                 # ProtocolError and its request is failed with the others when the connection drops.
@@ -848,6 +870,26 @@ class Client:
             # Whatever handling a frame raised, the frames taken are trimmed: none is read twice,
             # and the ones after it are read by the next pump.
             del buf[:at]
+
+    def _abandon(self, request_id):
+        """Remembers a lookup the client gave up on (bounded: the oldest is forgotten first). Under _state."""
+        abandoned = self._abandoned
+        if len(abandoned) >= MAX_OUTSTANDING:
+            del abandoned[next(iter(abandoned))]
+        abandoned[request_id] = None
+
+    def _late(self, request_id, opcode, payload):
+        """The final answer to a lookup the client gave up on: a ready ticket's leases are given back
+        (the binary RELEASE, sent after dispatch), so they do not stay until the lease expires."""
+        self._abandoned.pop(request_id, None)
+        if opcode == OPCODE["lookupBinaryResult"]:
+            body = decode_lookup_result(payload)
+        elif opcode == OPCODE["lookupResult"]:
+            body = _decode_json(payload, "LOOKUP_RESULT")
+        else:
+            return
+        if isinstance(body, dict) and body.get("state") == "ready" and body.get("ticket") is not None:
+            self._deferred.append(("releaseBinary", body.get("ticket")))
 
     # the API ----------------------------------------------------------------------------------
 

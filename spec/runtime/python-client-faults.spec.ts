@@ -279,6 +279,39 @@ done()
     assert.equal(out.waiting, 0);
   });
 
+  it('H: an answer that comes after the client gave up (no reply by deadline_ms + LOOKUP_GRACE) is not dropped: a ready one is released (binary RELEASE), one named pending is cancelled', () => {
+    const out = runFake(String.raw`
+def h(c, i):
+    welcome(c)
+    op, rid1, p = c.read_frame()
+    op, rid2, p = c.read_frame()
+    time.sleep(1.4)   # stalled past 0.1 s + LOOKUP_GRACE: the client gives up on both
+    c.send(frame(OP["lookupBinaryResult"], rid1, lookup_reply(42)))
+    c.send(jframe(OP["lookupPending"], rid2, {"ticket": 43, "state": "pending"}))
+    drain(c, 3)
+f = Fake(h)
+cl = C.Client(PROFILE, "x", socket_path=f.path)
+a = cl.lookup(NS, ["a"], "r1", deadline_ms=100)
+b = cl.lookup(NS, ["b"], "r2", deadline_ms=100)
+ra, rb = a.wait(3), b.wait(3)
+out["results"] = [[r.state, r.reason] for r in (ra, rb)]
+out["abandoned"] = len(cl._abandoned)
+end = time.monotonic() + 1.5
+while time.monotonic() < end:
+    cl._pump(0.05)
+time.sleep(0.2)
+out["sent"] = [[op, p.hex() if op == OP["releaseBinary"] else json.loads(p)] for op, rid, p in f.conns[0].seen if op not in (OP["hello"], OP["lookupBinary"])]
+out["release"] = C.encode_release(42).hex()
+out["left"] = len(cl._abandoned)
+cl.close()
+done()
+`);
+    assert.deepEqual(out.results, [['timed-out', 'no-reply'], ['timed-out', 'no-reply']], JSON.stringify(out));
+    assert.equal(out.abandoned, 2);
+    assert.deepEqual(out.sent, [[25, out.release], [13, { ticket: 43 }]], JSON.stringify(out));
+    assert.equal(out.left, 1, 'the pending one waits for its final answer (after the cancel)');
+  });
+
   it('E: a Manager that refuses the handshake after a reconnect is retried with the doubling back-off; inside it the refusal is raised again at once', () => {
     const out = runFake(String.raw`
 def h(c, i):
