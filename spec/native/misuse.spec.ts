@@ -377,7 +377,7 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
       }
     });
 
-    it('settles a write blocked on a full FIFO by its deadline (cancelled, or short with the bytes that went)', async () => {
+    it('settles a write blocked on a full FIFO by its deadline: short, with the bytes that went (the stream moved by them), on both backends', async () => {
       const fifo = scratch.path('full.fifo');
       execFileSync('mkfifo', [fifo]);
       const pipe = openFile(fifo, { write: true, direct: false });
@@ -393,7 +393,9 @@ for (const backend of ['io_uring', 'threadpool'] as IoBackendName[]) {
         let timer: NodeJS.Timeout | undefined;
         const outcome = await Promise.race([write, new Promise((r) => (timer = setTimeout(() => r('not settled in 3 s'), 3000)))]);
         clearTimeout(timer);
-        assert.ok(outcome instanceof DeadlineExceededError || (typeof outcome === 'number' && outcome > 0 && outcome < size), String(outcome));
+        // The pipe took some of it before the write waited: that count, not a DeadlineExceededError
+        // that would hide the bytes the reader will see.
+        assert.ok(typeof outcome === 'number' && outcome > 0 && outcome < size, String(outcome));
       } finally {
         // Whatever failed, let a stuck write finish: read what it writes.
         const drain = Buffer.alloc(1 << 16);

@@ -332,7 +332,11 @@ size_t UringRing::Collect(Napi::Env env) {
       resubmit = true;
       continue;
     }
-    double result = res < 0 ? res : (moving ? static_cast<double>(op->done) : 0);
+    // Cancelled (or interrupted) after earlier parts of it had moved bytes (a stream write that
+    // filled a pipe, then waited for room): the short transfer that happened, as the pool
+    // backend reports it, not ECANCELED (the stream's position has moved by those bytes).
+    bool stoppedPartway = moving && op->done > 0 && (res == -ECANCELED || res == -EINTR);
+    double result = stoppedPartway ? static_cast<double>(op->done) : res < 0 ? res : (moving ? static_cast<double>(op->done) : 0);
     inflight_.Erase(op->id);
     uint32_t id = op->id;
     IoOp::Release(op);
