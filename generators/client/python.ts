@@ -48,6 +48,7 @@ import json
 import mmap
 import os
 import re
+import select
 import selectors
 import socket
 import struct
@@ -115,8 +116,8 @@ class ManagerNotReachable(ManagerError):
     """No Manager answers on the socket: names it and how to start one."""
 
     def __init__(self, socket_path, reason, role=None):
-        # Why, as a word a caller can test: "handshaking" while a reconnect's WELCOME is due (the
-        # next call may find it), else "unreachable".
+        # Why, as a word a caller can test: "handshaking" while a reconnect's WELCOME, or its pages'
+        # re-registration, is due (the next call may find it done), else "unreachable".
         self.why = "handshaking" if str(reason).startswith("handshaking") else "unreachable"
         manager = _manager_data() or {}
         product = manager.get("product", "the")
@@ -617,6 +618,10 @@ class Client:
         self._closed = False
         self._connect_lock = threading.Lock()
         self._hello = None  # (HELLO's reply, deadline) while a handshake is under way
+        # After WELCOME on a reconnect, the pages registered before go again (the fd deposit, then
+        # REGISTER_PAGES): part of the handshake, never waited for by a call that does not wait.
+        self._rereg = None
+        self._register_timeout = 10.0
         self._reconnect()
 
     # connection -----------------------------------------------------------------------------
@@ -624,9 +629,10 @@ class Client:
     def _reconnect(self, wait=True):
         # One thread reconnects; the others find the connection made (or the back-off set).
         with self._connect_lock:
-            if self._sock is None or self._hello is not None:
+            if self._sock is None or self._hello is not None or self._rereg is not None:
                 if not self._reconnect_locked(wait):
-                    raise ManagerNotReachable(self.socket_path, "handshaking (HELLO sent, no WELCOME yet)", self.role)
+                    what = "HELLO sent, no WELCOME yet" if self._hello is not None else "re-registering the pages"
+                    raise ManagerNotReachable(self.socket_path, "handshaking (%s)" % what, self.role)
 
     def _reconnect_locked(self, wait):
         """Connects and handshakes; True once welcomed. wait=False (a call that never waits: lookup,
@@ -643,18 +649,21 @@ class Client:
         try:
             if self._sock is None:
                 self._open()
-            reply, deadline = self._hello
-            while not reply.done:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise ManagerNotReachable(self.socket_path, "no reply to hello within %.1f s" % self.connect_timeout, self.role)
-                if not wait:
-                    self._pump(0.0)
-                    if not reply.done:
-                        return False
-                    break
-                self._pump(min(left, 0.05))
-            self._welcomed(reply)
+            if self._hello is not None:
+                reply, deadline = self._hello
+                while not reply.done:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise ManagerNotReachable(self.socket_path, "no reply to hello within %.1f s" % self.connect_timeout, self.role)
+                    if not wait:
+                        self._pump(0.0)
+                        if not reply.done:
+                            return False
+                        break
+                    self._pump(min(left, 0.05))
+                self._welcomed(reply)
+            if self._rereg is not None and not self._reregistered(wait):
+                return False
             self._retry = 0.0
             return True
         except ManagerRefused as error:
@@ -700,7 +709,42 @@ class Client:
         # Replies (status, long block lists) may exceed the request bound; this caps what one frame may hold here.
         self._max_reply = MAX_REPLY
         if self.registration is not None:
-            self._register(self.registration, reconnect=False)
+            # Started here, finished by _reregistered (now, or by a later call): the Manager may
+            # take seconds to map and populate a large registration.
+            deadline = time.monotonic() + self._register_timeout
+            self._rereg = {"channel": self._deposit_send(self.registration.fd, self._register_timeout), "reply": None, "deadline": deadline}
+
+    def _reregistered(self, wait):
+        """Moves the re-registration on (deposit answer, then REGISTER_PAGES's reply); True once done.
+        wait=False never blocks: False while the Manager has not answered yet."""
+        rereg, registration = self._rereg, self.registration
+        while True:
+            left = rereg["deadline"] - time.monotonic()
+            if left <= 0:
+                raise ManagerNotReachable(self.socket_path, "no reply to the page re-registration within %.1f s" % self._register_timeout, self.role)
+            if rereg["reply"] is None:
+                channel = rereg["channel"]
+                if not select.select([channel], [], [], min(left, 0.05) if wait else 0)[0]:
+                    if not wait:
+                        return False
+                    continue
+                rereg["channel"] = None
+                try:
+                    self._deposit_answer(channel, left)
+                finally:
+                    channel.close()
+                body = {"pageBytes": registration.page_bytes, "pages": registration.pages, "layers": registration.layers}
+                rereg["reply"] = self._send("registerPages", body, reconnect=False)
+            reply = rereg["reply"]
+            if not reply.done:
+                self._pump(min(left, 0.05) if wait else 0.0)
+                if not reply.done:
+                    if not wait:
+                        return False
+                    continue
+            reply.body()  # an ERROR is ManagerRefused: the connection drops, with the back-off
+            self._rereg = None
+            return True
 
     def _drop(self):
         with self._state:
@@ -710,6 +754,9 @@ class Client:
             self._deferred = []
             self._abandoned = {}
             self._hello = None
+            rereg, self._rereg = self._rereg, None
+        if rereg is not None and rereg["channel"] is not None:
+            rereg["channel"].close()
         for reply in waiting.values():
             reply.error = ConnectionLost(self.socket_path, "the connection closed", self.role)
             reply.done = True
@@ -735,7 +782,7 @@ class Client:
     def _send_payload(self, opcode, payload, reconnect=True, lookup=False, wait=False):
         if self._closed:
             raise ManagerError("the client is closed", "closed")
-        if self._sock is None or self._hello is not None:
+        if self._sock is None or self._hello is not None or self._rereg is not None:
             if reconnect:
                 # A call that never waits (wait=False) never waits for WELCOME either: it raises
                 # ManagerNotReachable (handshaking) until a later call finds the handshake done.
@@ -901,6 +948,7 @@ class Client:
         if page_bytes * layers != block:
             raise ValueError("%d layers x %d-byte pages is not the Manager's %d-byte block" % (layers, page_bytes, block))
         registration = Registration(page_bytes, pages, layers)
+        self._register_timeout = float(timeout)
         try:
             self._register(registration, timeout=timeout)
         except BaseException:
@@ -914,7 +962,15 @@ class Client:
         return self._call("registerPages", {"pageBytes": registration.page_bytes, "pages": registration.pages, "layers": registration.layers}, timeout, reconnect)
 
     def _deposit(self, fd, timeout):
-        """Sends the memfd over SCM_RIGHTS on the fd socket the WELCOME named."""
+        """Sends the memfd over SCM_RIGHTS on the fd socket the WELCOME named, and waits for its answer."""
+        channel = self._deposit_send(fd, timeout)
+        try:
+            self._deposit_answer(channel, timeout)
+        finally:
+            channel.close()
+
+    def _deposit_send(self, fd, timeout):
+        """Connects to the fd socket and sends the memfd (neither waits on the Manager's loop); returns the channel."""
         info = self.welcome["fd"]
         channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         channel.settimeout(timeout)
@@ -922,16 +978,25 @@ class Client:
             channel.connect(info["socket"])
             payload = _json({"session": self.welcome["session"], "token": info["token"]})
             socket.send_fds(channel, [_CHANNEL.pack(len(payload), 1) + payload], [fd])
+        except OSError as error:
+            channel.close()
+            raise ManagerNotReachable(info["socket"], "fd socket: %s" % error, self.role) from error
+        return channel
+
+    def _deposit_answer(self, channel, timeout):
+        """The fd socket's answer to a deposit; ManagerRefused unless ok."""
+        channel.settimeout(timeout)
+        try:
             head = _recv_exact(channel, _CHANNEL.size)
             length, _fds = _CHANNEL.unpack(head)
             if length > 64 * 1024:
                 raise ProtocolError("the fd socket answered %d bytes" % length, "protocol")
             answer = json.loads(_recv_exact(channel, length).decode("utf-8"))
         except OSError as error:
-            raise ManagerNotReachable(info["socket"], "fd socket: %s" % error, self.role) from error
-        finally:
-            channel.close()
-        if not answer.get("ok"):
+            raise ManagerNotReachable(self.welcome["fd"]["socket"], "fd socket: %s" % error, self.role) from error
+        except ValueError as error:
+            raise ProtocolError("the fd socket answered bytes that are not JSON", "protocol") from error
+        if not isinstance(answer, dict) or not answer.get("ok"):
             raise ManagerRefused(answer)
 
     def lookup(self, namespace, hashes, request, rank=0, world_size=1, deadline_ms=1000):

@@ -312,6 +312,82 @@ done()
     assert.equal(out.left, 1, 'the pending one waits for its final answer (after the cancel)');
   });
 
+  it('I: on a reconnect the pages go again as part of the handshake, never waited for by a lookup: ManagerNotReachable (handshaking) at once while REGISTER_PAGES is unanswered, no lookup sent before it, then lookups go', () => {
+    const out = runFake(String.raw`
+fdpath = tempfile.mkdtemp() + "/fd.sock"
+fl = socket.socket(socket.AF_UNIX)
+fl.bind(fdpath)
+fl.listen(8)
+deposits = []
+def fd_loop():
+    while True:
+        try:
+            s, _ = fl.accept()
+        except OSError:
+            return
+        msg, fds, _f, _a = socket.recv_fds(s, 65536, 4)
+        deposits.append(len(fds))
+        for x in fds:
+            os.close(x)
+        body = json.dumps({"ok": True}).encode()
+        s.sendall(C._CHANNEL.pack(len(body), 0) + body)
+        s.close()
+threading.Thread(target=fd_loop, daemon=True).start()
+W = dict(WELCOME, fd={"socket": fdpath, "token": "t"})
+order = []
+def h(c, i):
+    op, rid, p = c.read_frame()
+    c.send(jframe(OP["welcome"], rid, W))
+    op, rid, p = c.read_frame()
+    assert op == OP["registerPages"], op
+    order.append((i, "registerPages"))
+    if i == 1:
+        time.sleep(1.5)   # mapping a large registration: seconds
+    c.send(jframe(OP["pagesRegistered"], rid, {"pages": 2}))
+    if i == 0:
+        time.sleep(0.1)
+        c.s.close()       # the Manager restarts
+        return
+    while True:
+        f = c.read_frame(5)
+        if f is None:
+            return
+        op, rid, p = f
+        order.append((i, op))
+        if op == OP["lookupBinary"]:
+            c.send(frame(OP["lookupBinaryResult"], rid, lookup_reply(9)))
+f = Fake(h)
+cl = C.Client(PROFILE, "x", socket_path=f.path)
+cl.register_pages(65536, 2)
+time.sleep(0.3)
+calls, whys, result = [], [], None
+end = time.monotonic() + 4
+while time.monotonic() < end and result is None:
+    t0 = time.monotonic()
+    try:
+        t = cl.lookup(NS, ["a"], "r")
+        result = t.wait(2)
+        if result is not None and result.reason == "connection-lost":
+            result = None   # sent before the client saw the restart: the next call reconnects
+    except C.ManagerNotReachable as e:
+        whys.append(e.why)
+    calls.append(time.monotonic() - t0)
+    time.sleep(0.01)
+out["result"] = result.state if result is not None else None
+out["slowest"] = round(max(calls), 3)
+out["handshaking"] = whys.count("handshaking")
+out["deposits"] = deposits
+out["first_on_1"] = [x for x in order if x[0] == 1][:2]
+cl.close()
+done()
+`);
+    assert.equal(out.result, 'ready', JSON.stringify(out));
+    assert.ok((out.slowest as number) < 0.3, `a lookup waited ${out.slowest} s for the re-registration`);
+    assert.ok((out.handshaking as number) >= 10, JSON.stringify(out));
+    assert.deepEqual(out.deposits, [1, 1]);
+    assert.deepEqual(out.first_on_1, [[1, 'registerPages'], [1, 23]], 'no lookup before the pages are registered again');
+  });
+
   it('E: a Manager that refuses the handshake after a reconnect is retried with the doubling back-off; inside it the refusal is raised again at once', () => {
     const out = runFake(String.raw`
 def h(c, i):
