@@ -1269,7 +1269,7 @@ class Connection:
 
     def request(self, name, body):
         opcode, payload = self.request_raw(OPCODE[name], _json(body))
-        value = json.loads(payload.decode("utf-8")) if payload else {}
+        value = _decode_json(payload, "reply (opcode %d)" % opcode)
         if opcode in (OPCODE["error"], OPCODE["refused"]):
             raise ManagerRefused(value)
         return value
@@ -1279,7 +1279,7 @@ class Connection:
         opcode, payload = self.request_raw(OPCODE["lookupBinary"], encode_lookup(namespace, hashes, request, rank, world_size, deadline_ms))
         if opcode == OPCODE["lookupBinaryResult"]:
             return decode_lookup_result(payload)
-        raise ManagerRefused(json.loads(payload.decode("utf-8")) if payload else {})
+        raise ManagerRefused(_decode_json(payload, "reply (opcode %d)" % opcode))
 
     def release(self, ticket):
         """A binary RELEASE, not waited for (a release carried out has no reply; a refusal's ERROR is skipped by the next request_raw)."""

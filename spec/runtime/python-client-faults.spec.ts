@@ -388,6 +388,23 @@ done()
     assert.deepEqual(out.first_on_1, [[1, 'registerPages'], [1, 23]], 'no lookup before the pages are registered again');
   });
 
+  it('J: the bench core (Connection) meets a reply that is not UTF-8 JSON with ProtocolError, for a JSON request and for a refused binary lookup', () => {
+    const out = runFake(String.raw`
+def h(c, i):
+    op, rid, p = c.read_frame()
+    c.send(frame(OP["welcome"], rid, b"\xff{not json"))
+    op, rid, p = c.read_frame()
+    c.send(frame(OP["error"], rid, b"{truncated"))
+f = Fake(h)
+k = C.Connection(f.path, timeout=5)
+out["hello"] = outcome(lambda: k.hello(PROFILE))
+out["lookup"] = outcome(lambda: k.lookup(NS, ["a"], "r"))
+k.close()
+done()
+`);
+    assert.deepEqual(out, { hello: 'ProtocolError', lookup: 'ProtocolError' });
+  });
+
   it('E: a Manager that refuses the handshake after a reconnect is retried with the doubling back-off; inside it the refusal is raised again at once', () => {
     const out = runFake(String.raw`
 def h(c, i):
