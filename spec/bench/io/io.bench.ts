@@ -16,7 +16,8 @@
  * ORBITKV_BENCH_REPEATS (2) mirrored repeats per round (A B B A B A A B: each runner four runs,
  * so each round's ratio averages twice the disk's run-to-run noise) after a warm-up that runs
  * every runner once, uncounted (the disk and the JIT settle first); the sequential rows keep
- * one repeat, so the whole bench stays under about 4 minutes. (Results in io-cpu.txt before the ABBA section ran each runner
+ * one repeat (ORBITKV_BENCH_SEQ_REPEATS sets more, with a warm-up), so the whole bench stays
+ * under about 4 minutes. (Results in io-cpu.txt before the ABBA section ran each runner
  * once per round, in rotating order.) A control runner, fio again in the same rounds (ORBITKV_BENCH_CONTROL=0
  * leaves it out), gives the rows "control: fio vs fio": how far the disk alone moves one fio
  * from another in the same mirrored round, the floor under any per-round ratio.
@@ -41,6 +42,8 @@ const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
 const ROUNDS = rounds;
 const CONTROL = process.env['ORBITKV_BENCH_CONTROL'] !== '0';
 const REPEATS = Number(process.env['ORBITKV_BENCH_REPEATS'] ?? 2);
+/** ORBITKV_BENCH_SEQ_REPEATS: mirrored repeats per round of the sequential rows (default 1). */
+const SEQ_REPEATS = Number(process.env['ORBITKV_BENCH_SEQ_REPEATS'] ?? 1);
 const path = benchFile('io-bench.bin');
 
 /**
@@ -144,7 +147,7 @@ function randomOffsets(count: number): Float64Array {
 
 /** Runs peer and ours (and the control, fio again) in the same mirrored rounds: ours vs peer, control vs peer. */
 async function paired(name: string, value: (r: Rate) => number, peer: () => Rate | Promise<Rate>, ours: () => Promise<Rate>): Promise<{ ours: Row; control: Row | null }> {
-  const r = await mirroredRounds(CONTROL ? [peer, ours, peer] : [peer, ours], ROUNDS, logRun(name, ['fio', 'ours', 'fio(control)'], value));
+  const r = await mirroredRounds(CONTROL ? [peer, ours, peer] : [peer, ours], ROUNDS, { repeats: SEQ_REPEATS, warmup: SEQ_REPEATS > 1, onRun: logRun(name, ['fio', 'ours', 'fio(control)'], value) });
   return { ours: versus(r, 1, 0), control: CONTROL ? versus(r, 2, 0) : null };
 }
 
@@ -231,7 +234,7 @@ async function main(): Promise<void> {
   await file.close();
   rmSync(path, { force: true });
   const loadAfter = loadavg();
-  process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds in mirrored order (ABBA: each runner twice, ${seconds} s each, ratio of sums; random 4 KiB: ${REPEATS} repeats per round after a warm-up)${CONTROL ? ', with a fio control' : ''}\n`);
+  process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds in mirrored order (ABBA: each runner twice, ${seconds} s each, ratio of sums; random 4 KiB: ${REPEATS} repeats per round after a warm-up; sequential: ${SEQ_REPEATS === 1 ? 'one repeat' : `${SEQ_REPEATS} repeats per round after a warm-up`})${CONTROL ? ', with a fio control' : ''}\n`);
   process.stdout.write(`${roundLines.join('\n')}\n${notes.join('\n')}\n`);
   for (const [pattern, runs] of runLines) process.stdout.write(`runs in order, ${pattern}: ${runs.join(', ')}\n`);
   printReport('io', results);
