@@ -27,7 +27,7 @@ interface RawBlockCopy {
   copyBlocks(table: Float64Array, rows: number, buffers: Uint8Array[], groups: number): Promise<Uint32Array>;
   crc32c(bytes: Uint8Array, seed?: number): number;
   crc32cHardware(): boolean;
-  populatePages(bytes: Uint8Array): Promise<'madvise' | 'touch'>;
+  populatePages(bytes: Uint8Array): Promise<'touch'>;
 }
 
 const raw = () => binding() as unknown as RawBlockCopy;
@@ -93,14 +93,16 @@ export function crc32cHardware(): boolean {
 
 /**
  * Fills in the page tables of `bytes` (a mapping) on a libuv pool thread, so later copies into
- * it take no page fault per 4 KiB; the bytes are left as they are (madvise MADV_POPULATE_WRITE,
- * or an atomic no-op write per page where the kernel refuses it). Resolves with the method used;
- * rejects with the errno of a failing madvise. The mapping stays mapped until it settles.
+ * it take no page fault per 4 KiB; the bytes are left as they are (an atomic no-op write per
+ * page, one fault at a time: never the process's mmap lock for the whole range, which would stall
+ * the JS thread's mmap and munmap, and V8's GC with them, until it ends). The mapping must stay
+ * backed (a memfd sealed against shrinking). Resolves with the method used. The mapping stays
+ * mapped until it settles.
  *
  * @example
  * await populatePages(new Uint8Array(mapShared(fd, size)));
  */
-export function populatePages(bytes: Uint8Array): Promise<'madvise' | 'touch'> {
+export function populatePages(bytes: Uint8Array): Promise<'touch'> {
   if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
   return raw().populatePages(bytes);
 }

@@ -1,24 +1,23 @@
 // Fills in the page tables of a mapping once, off the JS thread, so later copies into it do not
 // take a page fault per 4 KiB (a fresh shared mapping of an engine's pages costs a minor fault
 // per page on first touch: copies into it ran at ~0.8 GB/s instead of ~7 GB/s on the dev VM).
-// The bytes are never changed: madvise(MADV_POPULATE_WRITE) faults the pages in writable
-// (Linux 5.14+); where it is refused (EINVAL: an older kernel) each page takes an atomic
-// fetch-or of 0, a write fault that leaves concurrent writers' bytes as they are. The view's
-// backing store is held until the worker ends, so a mapping unmapped meanwhile stays mapped.
+// Each page takes an atomic fetch-or of 0: a write fault that changes no byte and leaves
+// concurrent writers' bytes as they are. Not madvise(MADV_POPULATE_WRITE): it holds the
+// process's mmap lock for the range it is given, and every mmap and munmap of the JS thread (V8
+// grows and shrinks its heap with them) waits behind it. Populating a 256 MiB registration so
+// held the Manager's JS thread in one V8 munmap for 85 ms, and a GC pause at 91-124 ms even in
+// 256 KiB chunks (rwsem readers take the lock again before the waiting writer runs); faulting
+// page by page takes the VMA's own lock on kernels that have per-VMA locks (6.4+), or the mmap
+// lock for one fault at a time before them: the pause was 17-19 ms, the populate ~30% slower
+// (spec/bench/results/populate-lock-dev-vm.txt). The view's backing store is held until the
+// worker ends, so a mapping unmapped meanwhile stays mapped; the mapping must stay backed (a
+// memfd sealed against shrinking, as the Manager requires: a page past the file's end is SIGBUS).
 //
-//   populatePages(bytes: Uint8Array) -> Promise<'madvise' | 'touch'>
-//     rejects with the errno name of a failing madvise (ENOMEM, EFAULT, ...).
+//   populatePages(bytes: Uint8Array) -> Promise<'touch'>
 #include "populate.h"
-#include <sys/mman.h>
 #include <unistd.h>
-#include <cerrno>
 #include <cstdint>
 #include "../args.h"
-#include "../errno_name.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 namespace orbitkv {
 
@@ -35,12 +34,6 @@ class PopulateWorker : public Napi::AsyncWorker {
     const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
     const uintptr_t start = reinterpret_cast<uintptr_t>(bytes_.data) & ~(page - 1);
     const uintptr_t end = reinterpret_cast<uintptr_t>(bytes_.data) + bytes_.length;
-    if (madvise(reinterpret_cast<void*>(start), end - start, MADV_POPULATE_WRITE) == 0) return;
-    if (errno != EINVAL) {
-      err_ = errno;
-      return;
-    }
-    method_ = "touch";
     for (uintptr_t p = start; p < end; p += page) {
       // Inside the view: the first byte of each page at or after the view's start.
       uint8_t* at = reinterpret_cast<uint8_t*>(p < reinterpret_cast<uintptr_t>(bytes_.data) ? reinterpret_cast<uintptr_t>(bytes_.data) : p);
@@ -51,11 +44,7 @@ class PopulateWorker : public Napi::AsyncWorker {
   void OnOK() override {
     Napi::Env env = Env();
     bytes_.store.reset();
-    if (err_ != 0) {
-      deferred_.Reject(SystemError(env, err_, "madvise", "MADV_POPULATE_WRITE over " + std::to_string(bytes_.length) + " bytes").Value());
-      return;
-    }
-    deferred_.Resolve(Napi::String::New(env, method_));
+    deferred_.Resolve(Napi::String::New(env, "touch"));
   }
 
   void OnError(const Napi::Error& error) override {
@@ -66,8 +55,6 @@ class PopulateWorker : public Napi::AsyncWorker {
  private:
   Napi::Promise::Deferred deferred_;
   Bytes bytes_;
-  int err_ = 0;
-  const char* method_ = "madvise";
 };
 
 Napi::Value PopulatePages(const Napi::CallbackInfo& info) {
