@@ -250,6 +250,13 @@ unmapShared(mapping);
 const dramRatios = dramRuns[0].map((ours, k) => ours / dramRuns[1][k]!);
 const [dramTotal, memcpyTotal] = [allOver(dramRuns[0]), allOver(dramRuns[1])];
 results.push({ name: `restore ${bytes / MiB} MiB DRAM→pages, ${PAIRS} passes each, mirrored (pass ratios ${Math.min(...dramRatios).toFixed(2)}-${Math.max(...dramRatios).toFixed(2)})`, unit: 'GB/s', ours: dramTotal / 1e9, peer: memcpyTotal / 1e9, peerName: 'memcpy 256k blocks → populated page mapping', ratio: rateRatio(dramTotal, memcpyTotal), target: 0.8 });
+// The SSD rows' warm-up chain: a quarter as many blocks again under other hashes (the SSD tier
+// holds 1.25x the bench's bytes), in slots past the first `bytes` of the data file that fio reads.
+const warmHashes = Array.from({ length: Math.floor(blocks / 4) }, (_, i) => `w${i}`);
+{
+  const r = await c.request(OPCODE.save, { namespace: NS, hashes: warmHashes, pages: warmHashes.map((_, i) => i) });
+  if (!(r.body.blocks as string[]).every((x) => x === 'stored')) throw new Error(`warm-up chain: ${JSON.stringify(r.body).slice(0, 300)}`);
+}
 await Promise.all([c.close(), d.close()]);
 await stop(manager);
 
@@ -264,10 +271,21 @@ await stop(manager);
 // compares the totals (all bytes over all time).
 const RING_DEPTH = SSD_RING_DEPTH;
 const blocksFile = join(ssdDir, 'blocks.dat');
+// A restarted Manager runs its first restore mostly in V8's interpreter (perf of its JS thread: half
+// the samples under the interpreter's entry; a thousand blocks do not get the code optimised), and
+// fio has no JIT to warm: so each run first restores the warm-up chain (from SSD, the same path;
+// its rate is reported as the cold one), then the chain fio's bytes hold, timed. A Manager serves
+// for days; the row is its SSD tier, not its start-up. The cold rate stays in the report.
+const coldRuns: number[] = [];
 const ourSsdRun = async (): Promise<Rate> => {
   if (manager.exitCode === null && manager.signalCode === null) await stop(manager); // the last run's
   manager = await serve();
   c = await client(dst, blocks);
+  const t0 = performance.now();
+  const t = await c.request(OPCODE.lookup, { namespace: NS, hashes: warmHashes, request: `w-${Math.random()}`, rank: 0, worldSize: 1, deadlineMs: 10_000 });
+  const w = await c.request(OPCODE.restore, { ticket: t.body.ticket, pages: warmHashes.map((_, i) => i) });
+  if (w.body.state !== 'done') throw new Error(`warm-up restore: ${JSON.stringify(w.body).slice(0, 300)}`);
+  coldRuns.push((warmHashes.length * BLOCK) / ((performance.now() - t0) / 1000));
   const order = hashes.map((_, i) => i).sort(() => Math.random() - 0.5);
   const ours = await restoreAll(c, order);
   await c.close();
@@ -277,11 +295,13 @@ fio('randread', blocksFile, RING_DEPTH); // warm-up, uncounted
 const ssdRuns: [number[], number[]] = [[], []];
 await mirroredRounds([ourSsdRun, () => rate(fio('randread', blocksFile, RING_DEPTH))], 1, { repeats: PAIRS / 2, onRun: (i, r) => void ssdRuns[i as 0 | 1].push(r.bytesPerSec) });
 const ssdPairs = ssdRuns[0].map((ours, k) => ({ ours, fio: ssdRuns[1][k]! }));
-const ssdName = `restore ${bytes / MiB} MiB SSD→DRAM→pages (restarted, random slots, O_DIRECT, depth ${RING_DEPTH}, CRC-32C verified)`;
+const ssdName = `restore ${bytes / MiB} MiB SSD→DRAM→pages (restarted, ${warmHashes.length * BLOCK / MiB} MiB restored first, random slots, O_DIRECT, depth ${RING_DEPTH}, CRC-32C verified)`;
 const fioName = `fio randread 256k qd${RING_DEPTH} O_DIRECT, same file`;
 ssdPairs.forEach((p, k) => results.push({ name: `${ssdName}, pair ${k + 1}/${PAIRS}`, unit: 'GB/s', ours: p.ours / 1e9, peer: p.fio / 1e9, peerName: fioName, ratio: rateRatio(p.ours, p.fio), target: 0.85 }));
 const [ssdTotal, fioTotal] = [allOver(ssdRuns[0]), allOver(ssdRuns[1])];
 results.push({ name: `${ssdName}, ${PAIRS} pairs, mirrored`, unit: 'GB/s', ours: ssdTotal / 1e9, peer: fioTotal / 1e9, peerName: fioName, ratio: rateRatio(ssdTotal, fioTotal), target: 0.85 });
+const coldTotal = allOver(coldRuns);
+results.push({ name: `restore ${warmHashes.length * BLOCK / MiB} MiB SSD→DRAM→pages, the first restore after each restart (cold JIT), ${PAIRS} runs`, unit: 'GB/s', ours: coldTotal / 1e9, peer: fioTotal / 1e9, peerName: fioName, ratio: rateRatio(coldTotal, fioTotal), target: 'reported' });
 if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'data') {
   // Only the data-path rows (save, DRAM restore, SSD restore), while iterating on them.
   await stop(manager);
