@@ -344,6 +344,42 @@ describe('runtime: faults against a real Manager', function () {
   });
 });
 
+describe('runtime: a registration is answered before its pages are populated', function () {
+  this.timeout(60_000);
+  it('REGISTER_PAGES comes back at once while the populate is held 3 s; a save and a restore through the pages work meanwhile; the populate is logged after', async () => {
+    // A large registration populated before it is answered outlasts the client's timeout (about
+    // 0.6 s per GiB): it is answered at once and populated behind (pages-populate-hold-ms holds
+    // that back, as a large registration takes long).
+    const m = await startManager(['--dram', '1m', '--block-size', '64k', '--faults', 'pages-populate-hold-ms=3000']);
+    try {
+      const pages = pageFile(2, BLOCK);
+      const c = await ManagerClient.connect(m.socket);
+      assert.equal((await c.hello(acceptedProfile(), { client: 'spec' })).opcode, OPCODE.welcome);
+      const t0 = performance.now();
+      const r = await c.registerMemfd(pages.fd, { pageBytes: BLOCK, pages: 2, layers: 1 });
+      const answeredMs = performance.now() - t0;
+      assert.equal(r.opcode, OPCODE.pagesRegistered, JSON.stringify(r.body));
+      assert.ok(answeredMs < 2000, `answered after ${answeredMs.toFixed(0)} ms, with the populate held 3000 ms`);
+      pages.write(0, blockBytes('early', BLOCK));
+      const saved = await c.request(OPCODE.save, { namespace: NS, hashes: ['early'], pages: [0] });
+      assert.deepEqual(saved.body.blocks, ['stored']);
+      const t = await c.request(OPCODE.lookup, lookupBody(['early']));
+      assert.equal(t.body.state, 'ready');
+      const restored = await c.request(OPCODE.restore, { ticket: t.body.ticket, pages: [1] });
+      assert.equal(restored.body.state, 'done', JSON.stringify(restored.body));
+      assert.ok(pages.read(1).equals(blockBytes('early', BLOCK)), 'restored into a page not yet populated');
+      assert.equal(m.logs.some((l) => l.event === 'pages-populated'), false, 'still held');
+      for (let i = 0; i < 600 && !m.logs.some((l) => l.event === 'pages-populated'); i++) await wait(10);
+      const done = m.logs.find((l) => l.event === 'pages-populated');
+      assert.ok(done && done.populated === true && (done.ms as number) >= 2900, JSON.stringify(done));
+      assert.ok(pages.read(1).equals(blockBytes('early', BLOCK)), 'the populate changed no byte');
+      await c.close();
+    } finally {
+      assert.equal(await m.stop(), 0);
+    }
+  });
+});
+
 describe('runtime: a client pipelining without reading its replies', function () {
   this.timeout(60_000);
   it('is throttled by its own socket (bounded requests in flight); others keep being served', async () => {

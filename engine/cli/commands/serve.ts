@@ -22,7 +22,7 @@ Runs the Manager in the foreground: the cache engines connect to over a Unix soc
   --max-connections N  connections served at once; more are closed at accept and logged (default 1024)
   --handshake-ms N   a connection without HELLO for this long is closed (default 10000)
   --faults SPEC      qualification only (\`orbitkv gate run\`): inject faults, e.g.
-                     ssd-read-hold-ms=1500,restore-copy-delay-ms=800; never on without this flag
+                     ssd-read-hold-ms=1500,restore-copy-delay-ms=800 (also pages-populate-hold-ms); never on without this flag
 Sizes: 1048576, 64k, 512MiB, 8gb (k/m/g/t are powers of 1024).
 Logs are JSON lines on stderr. SIGTERM or SIGINT drains (in-flight I/O lands, leases go) and exits 0.
 `;

@@ -12,6 +12,8 @@ export const FAULT_POINTS = {
   'ssd-read-hold-ms': 'holds each SSD tier read completion back',
   /** A restore window's copy into the engine's pages starts this many milliseconds late. */
   'restore-copy-delay-ms': 'delays each restore window before its bytes are copied into pages',
+  /** A registration's pages start being populated this many milliseconds late (it is answered at once). */
+  'pages-populate-hold-ms': 'holds back the populate of each page registration',
 } as const;
 
 export type FaultPoint = keyof typeof FAULT_POINTS;

@@ -1,2 +1,2 @@
-export { FLAG, PageFile, type FlagValue, type PageProblem } from './page-file.js';
+export { FLAG, PageFile, registrationBytes, type FlagValue, type PageProblem } from './page-file.js';
 export { CopyBatcher } from './copy-batch.js';

@@ -15,6 +15,7 @@
  */
 import { closeSync, fstatSync, readlinkSync } from 'node:fs';
 import { mapShared, populatePages, unmapShared, type CopyRange } from '../../../native/index.js';
+import { faultPoint } from '../faults/index.js';
 import type { RegisterPagesRequest } from '../protocol/index.js';
 import { CopyBatcher } from './copy-batch.js';
 
@@ -35,15 +36,19 @@ export class PageFile {
   /**
    * Settles once the mapping's page tables are filled in (off the JS thread, bytes unchanged),
    * so restores copy into it without a page fault per 4 KiB; true when they were, false where
-   * the kernel refused (copies then fault pages in as they go, as before). Never rejects. The
-   * registration is answered after it: an engine registers its pages once, before its restores.
+   * it could not run (the file closed first: copies then fault pages in as they go). Never
+   * rejects. The registration is answered before it: populating takes ~0.6 s per GiB, and a
+   * large registration waited for would outlast the client's timeout; a copy into a page not
+   * yet populated only takes its fault, and the populate's no-op writes leave the bytes of
+   * concurrent copies as they are.
    */
   readonly ready: Promise<boolean>;
 
   private constructor(private readonly mapping: ArrayBuffer, readonly spec: RegisterPagesRequest) {
     this.view = Buffer.from(mapping);
     this.dataBytes = spec.layers * spec.pages * spec.pageBytes;
-    this.ready = populatePages(this.view).then(() => true, () => false);
+    const hold = faultPoint('pages-populate-hold-ms');
+    this.ready = (hold ? hold.then(() => populatePages(this.view)) : populatePages(this.view)).then(() => true, () => false);
   }
 
   /**

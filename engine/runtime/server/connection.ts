@@ -9,7 +9,7 @@ import { diagnose, type CatalogueKey, type ArgsOf } from '../../diagnostics/inde
 import { decideHandshake, type RejectionChecks } from '../handshake/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
-import { PageFile } from '../pages/index.js';
+import { PageFile, registrationBytes } from '../pages/index.js';
 import { FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, NamespaceMemo, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, decodeReleaseRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
 import { CacheService, RequestError, type LookupReply } from '../service/index.js';
 import { Session } from '../session/index.js';
@@ -294,8 +294,12 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
             return fail(frame.requestId, coded('pagesRefused', opened.problem, opened.detail));
           }
           s.pages = opened;
-          // Answered once the mapping is populated, so the first restore takes no page faults.
-          await opened.ready;
+          // Answered at once; the mapping is populated in the background (see PageFile.ready).
+          const started = performance.now();
+          const session = s;
+          void opened.ready.then((populated) => {
+            if (!session.closed) ctx.logger.info('pages-populated', { session: session.id, populated, bytes: registrationBytes(spec), ms: Math.round(performance.now() - started) });
+          });
           return reply(OPCODE.pagesRegistered, { pages: spec.pages });
         }
         default: return fail(frame.requestId, coded('unknownOpcode', frame.opcode));
