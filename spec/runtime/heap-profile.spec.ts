@@ -1,33 +1,66 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO } from './support.js';
+import { MANAGER_NODE_FLAGS, YOUNG_SEMI_SPACE_MIB } from '../../engine/runtime/server/index.js';
+import { REPO, startManager, tempDir } from './support.js';
 
-/** A child allocating request-sized garbage for a while reports how large its young generation became. */
+const MiB = 1024 * 1024;
+
+/** A child allocating request-sized garbage for a while reports how large its young generation became, and what youngGeneration() says of it. */
 const script = (apply: boolean) => `
-  import { getHeapSpaceStatistics } from 'node:v8';
-  ${apply ? `const { applyManagerHeapProfile } = await import(${JSON.stringify(join(REPO, 'engine/runtime/server/index.ts'))}); applyManagerHeapProfile();` : ''}
+  const { applyManagerHeapProfile, youngGeneration } = await import(${JSON.stringify(join(REPO, 'engine/runtime/server/heap-profile.ts'))});
+  ${apply ? 'applyManagerHeapProfile();' : ''}
   let keep = [];
   for (let i = 0; i < 400000; i++) {
     keep.push({ ticket: i, keys: Array.from({ length: 16 }, (_, j) => 'k' + j + ':' + i), record: { at: new Date().toISOString() } });
     if (keep.length > 2000) keep = [];
   }
-  const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-  process.stdout.write(String(space.space_size));
+  process.stdout.write(JSON.stringify(youngGeneration()));
 `;
 
-describe('runtime/server/heap-profile: the Manager keeps its young generation from growing', function () {
+const run = (apply: boolean, nodeFlags: readonly string[] = []) => {
+  const r = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', script(apply)], { cwd: REPO, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as { newSpaceBytes: number; configured: boolean };
+};
+
+describe('runtime/server/heap-profile: the Manager\'s young generation', function () {
   this.timeout(120_000);
 
-  it('under allocation pressure the new space stays at its start size with the profile, and grows without it', () => {
-    const run = (apply: boolean) => {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(apply)], { cwd: REPO, encoding: 'utf8' });
-      assert.equal(r.status, 0, r.stderr);
-      return Number(r.stdout);
-    };
-    const without = run(false);
+  it('under allocation pressure the profile holds the new space to one step past its start (V8 alone doubles it to 32 MiB); the node flags start it at 8 MiB', () => {
+    const alone = run(false);
     const profiled = run(true);
-    assert.ok(profiled <= 2 * 1024 * 1024, `new space ${profiled} bytes with the profile`);
-    assert.ok(without > 2 * profiled, `new space ${without} bytes without the profile vs ${profiled} with it`);
+    const flagged = run(true, MANAGER_NODE_FLAGS);
+    assert.equal(alone.newSpaceBytes, 32 * MiB, 'V8\'s default under this pressure');
+    assert.ok(profiled.newSpaceBytes <= 16 * MiB, `new space ${profiled.newSpaceBytes} bytes with the profile`);
+    assert.ok(flagged.newSpaceBytes >= YOUNG_SEMI_SPACE_MIB * MiB && flagged.newSpaceBytes <= 2 * YOUNG_SEMI_SPACE_MIB * MiB, `new space ${flagged.newSpaceBytes} bytes with the flags`);
+    assert.deepEqual([alone.configured, profiled.configured, flagged.configured], [false, false, true]);
+  });
+
+  it('the orbitkv command starts node with MANAGER_NODE_FLAGS (its first line), so `orbitkv serve` gets them', () => {
+    const first = readFileSync(join(REPO, 'bin', 'orbitkv.js'), 'utf8').split('\n')[0]!;
+    assert.equal(first, `#!/usr/bin/env -S node ${MANAGER_NODE_FLAGS.join(' ')}`);
+    // And env -S splits them as the kernel hands them over: the bin runs and answers.
+    const r = spawnSync(join(REPO, 'bin', 'orbitkv.js'), ['--help'], { cwd: REPO, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  });
+
+  it('a Manager logs its young generation when it serves, and warns (heap-flags-missing) when node was started without the flags', async () => {
+    const dir = tempDir('young');
+    const flagged = await startManager(['--dram', '1m', '--block-size', '64k'], { socketDir: join(dir, 'a') });
+    const bare = await startManager(['--dram', '1m', '--block-size', '64k'], { socketDir: join(dir, 'b'), nodeFlags: [] });
+    try {
+      const serving = (m: typeof flagged) => m.logs.find((e) => e.event === 'serving')!;
+      assert.ok(Number(serving(flagged).youngGenerationBytes) >= YOUNG_SEMI_SPACE_MIB * MiB);
+      assert.deepEqual([serving(flagged).youngGenerationConfigured, serving(bare).youngGenerationConfigured], [true, false]);
+      assert.equal(flagged.logs.some((e) => e.event === 'heap-flags-missing'), false);
+      const warned = bare.logs.find((e) => e.event === 'heap-flags-missing');
+      assert.ok(warned, bare.stderr());
+      assert.match(String(warned.fix), /--min-semi-space-size=8 --max-semi-space-size=8/);
+    } finally {
+      assert.equal(await flagged.stop(), 0);
+      assert.equal(await bare.stop(), 0);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
+import { MANAGER_NODE_FLAGS, ManagerClient, OPCODE } from '../../engine/runtime/index.js';
 import { createMemfd, mapShared, unmapShared } from '../../native/index.js';
 
 export const REPO = join(import.meta.dirname, '..', '..');
@@ -47,11 +47,12 @@ export function acceptedProfile(): { engine: string; version: string; env: Recor
 }
 
 /** Starts `orbitkv serve` with the flags; resolves once it logs `serving` (or rejects with its stderr). */
-export function startManager(flags: string[], options: { socketDir?: string | undefined; env?: NodeJS.ProcessEnv; noSocket?: boolean } = {}): Promise<ManagerProcess> {
+export function startManager(flags: string[], options: { socketDir?: string | undefined; env?: NodeJS.ProcessEnv; noSocket?: boolean; nodeFlags?: readonly string[] } = {}): Promise<ManagerProcess> {
   const dir = options.socketDir ?? join(tempDir('sock'), 'run');
   // noSocket: serve picks its default (the registry's rule); the socket is read from its `serving` log.
   let socket = flags.includes('--socket') ? flags[flags.indexOf('--socket') + 1]! : join(dir, 'm.sock');
-  const args = ['--import', 'tsx', MAIN, 'serve', ...(flags.includes('--socket') || options.noSocket ? [] : ['--socket', socket]), ...flags];
+  // Node's own flags as the `orbitkv` command gives them, unless the spec says otherwise.
+  const args = [...(options.nodeFlags ?? MANAGER_NODE_FLAGS), '--import', 'tsx', MAIN, 'serve', ...(flags.includes('--socket') || options.noSocket ? [] : ['--socket', socket]), ...flags];
   const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let err = '';
   const logs: Record<string, unknown>[] = [];

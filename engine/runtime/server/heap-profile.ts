@@ -1,15 +1,35 @@
 /**
- * The Manager's V8 heap settings, applied once as it starts. Its live heap is small (the
- * registry's tables, sessions, tickets, the request ring: a few tens of MiB) and everything a
- * request allocates dies with it; V8's defaults let the young generation double up to 3 x 16 MiB
- * under allocation pressure and size the old generation for speed, which held a 64-client soak
- * some 70 MiB above its live heap. A young generation that does not grow, and heuristics that
- * favour size, keep its resident memory within the tiers plus 64 MiB. Only the growth policy is
- * set (the flags V8 reads while it runs); nothing limits how large the heap may become.
+ * The Manager's V8 heap settings.
+ *
+ * The young generation is fixed at 8 MiB a semi-space. A lookup runs its ticket through two
+ * xstate transitions (OPEN, then RELEASE or CONSUME), and xstate's statechart algorithm builds
+ * its sets and snapshots anew at every transition: about 8 KiB each, some 29 KiB a lookup with
+ * the frame and the reply. In V8's 1 MiB start-size young generation that was a scavenge every
+ * ~35 lookups; each costs 0.3-0.5 ms, so at 10,000 lookups/s several lookups in every hundred
+ * waited behind one and the p99 ran 2-3x the bare echo's. With 8 MiB it is a scavenge every
+ * ~290 lookups (spec/bench/results/runtime-gc-dev-vm.txt). A semi-space's size is read only when
+ * V8 starts, so it is a node command-line flag: MANAGER_NODE_FLAGS, which the `orbitkv` bin's
+ * first line and every Manager the project spawns carry; a Manager started without them says so
+ * (`heap-flags-missing`) and serves with what it has.
+ *
+ * What V8 reads while it runs is set here, once, as the Manager starts: the young generation
+ * never grows past its start size (without the node flags: 1 MiB, as before), and the old
+ * generation is let grow by 10 % of what survived its last full collection, not V8's default of
+ * up to 4x: everything a request allocates dies young, and the old generation holds tables
+ * bounded by the flags. `--optimize-for-size`, which this profile set before, kept the heap as
+ * small, but it also slowed the compiled lookup path by about a third (xstate's two transitions
+ * 15.0 -> 19.5 us on the dev VM). Nothing here limits how large the heap may become.
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
-export const MANAGER_V8_FLAGS = ['--semi-space-growth-factor=1', '--optimize-for-size'] as const;
+/** The young generation's semi-space, in MiB (V8's unit for these flags). */
+export const YOUNG_SEMI_SPACE_MIB = 8;
+
+/** Flags node must start with: read only at V8's start (bin/orbitkv.js carries them on its first line). */
+export const MANAGER_NODE_FLAGS = [`--min-semi-space-size=${YOUNG_SEMI_SPACE_MIB}`, `--max-semi-space-size=${YOUNG_SEMI_SPACE_MIB}`] as const;
+
+/** Flags V8 reads while it runs, set by the Manager itself. */
+export const MANAGER_V8_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=10'] as const;
 
 let applied = false;
 
@@ -17,4 +37,14 @@ export function applyManagerHeapProfile(): void {
   if (applied) return;
   applied = true;
   for (const flag of MANAGER_V8_FLAGS) setFlagsFromString(flag);
+}
+
+/**
+ * The young generation this process has: its new space's capacity as V8 reports it (with
+ * MANAGER_NODE_FLAGS 8 MiB, up to 16 once V8 took its one step past the semi-space it was given;
+ * V8's default lets it reach 32), and whether node was started with MANAGER_NODE_FLAGS.
+ */
+export function youngGeneration(): { newSpaceBytes: number; configured: boolean } {
+  const newSpaceBytes = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+  return { newSpaceBytes, configured: MANAGER_NODE_FLAGS.every((flag) => process.execArgv.includes(flag)) };
 }

@@ -22,7 +22,7 @@ import { DramArena } from '../tiers/dram/index.js';
 import { SsdTier } from '../tiers/ssd/index.js';
 import { serveConnection } from './connection.js';
 import { serveFdDeposits } from './fd-deposit.js';
-import { applyManagerHeapProfile } from './heap-profile.js';
+import { MANAGER_NODE_FLAGS, applyManagerHeapProfile, youngGeneration } from './heap-profile.js';
 import { lockPath, lockSocket } from './socket-lock.js';
 import { SOCKET_PATH_LIMIT, fdSocketPath } from '../endpoint/index.js';
 import { prepareSocketFolder, removeStale, socketAnswers } from './socket-path.js';
@@ -222,7 +222,10 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
       http = await serveMetrics(metrics.registry, host, port).catch((error: NodeJS.ErrnoException) => fail(diagnose('metricsUnavailable', {}, `${host}:${port}`, error.code ?? error.message)));
     }
     const address = http ? (http.address() as AddressInfo) : null;
-    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null });
+    const young = youngGeneration();
+    // Started without the node flags (e.g. `node bin/orbitkv.js serve`): it serves, with whatever young generation V8 gave it.
+    if (!young.configured) o.logger.warn('heap-flags-missing', { newSpaceBytes: young.newSpaceBytes, fix: `start node with ${MANAGER_NODE_FLAGS.join(' ')} (the orbitkv command does)` });
+    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured });
     let stopping: Promise<void> | null = null;
     return {
       socketPath: o.socketPath,
