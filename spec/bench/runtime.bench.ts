@@ -21,8 +21,9 @@
  * Python lookup rows (binary LOOKUP, protocol 3; ORBITKV_BENCH_LOOKUP_RATES=1000,10000 the rates),
  * ORBITKV_BENCH_RUNTIME_ROWS=soak only the soak; ORBITKV_BENCH_PROFILE_DIR=DIR writes a CPU
  * profile of each of those Managers there, ORBITKV_BENCH_MANAGER_FLAGS adds node flags to every
- * Manager (after the ones it always starts with) and ORBITKV_BENCH_MANAGER_STDOUT=FILE appends
- * their standard output (e.g. `--trace-gc`) to FILE.
+ * Manager (after the ones it always starts with), ORBITKV_BENCH_SERVE_ARGS adds `orbitkv serve`
+ * options to the data and lookup rows' Managers (e.g. `--records 16`) and
+ * ORBITKV_BENCH_MANAGER_STDOUT=FILE appends their standard output (e.g. `--trace-gc`) to FILE.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -69,7 +70,7 @@ const managerFlags = () => [...MANAGER_NODE_FLAGS, ...(process.env['ORBITKV_BENC
 function serve(fresh = false): Promise<ChildProcess> {
   const prof = process.env['ORBITKV_BENCH_PROFILE_DIR'];
   const out = process.env['ORBITKV_BENCH_MANAGER_STDOUT'];
-  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...managerFlags(), ...ORBITKV, 'serve', '--socket', socket, '--dram', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--ssd', ssdDir, '--ssd-size', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--block-size', '256k', '--lease-ms', '600000'], { stdio: ['ignore', out ? openSync(out, 'a') : 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...managerFlags(), ...ORBITKV, 'serve', '--socket', socket, '--dram', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--ssd', ssdDir, '--ssd-size', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--block-size', '256k', '--lease-ms', '600000', ...(process.env['ORBITKV_BENCH_SERVE_ARGS'] ?? '').split(' ').filter(Boolean)], { stdio: ['ignore', out ? openSync(out, 'a') : 'ignore', 'pipe'] });
   return new Promise((ok, fail) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
