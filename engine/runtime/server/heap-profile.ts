@@ -25,8 +25,16 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 /** The young generation's semi-space, in MiB (V8's unit for these flags). */
 export const YOUNG_SEMI_SPACE_MIB = 8;
 
-/** Flags node must start with: read only at V8's start (bin/orbitkv.js carries them on its first line). */
-export const MANAGER_NODE_FLAGS = [`--min-semi-space-size=${YOUNG_SEMI_SPACE_MIB}`, `--max-semi-space-size=${YOUNG_SEMI_SPACE_MIB}`] as const;
+/**
+ * Flags node must start with: read only at V8's start (bin/orbitkv.js carries them on its first
+ * line). Allocation-site pretenuring is off: V8 otherwise marks a site whose objects once survived
+ * (start-up, a burst of saves) and allocates its later objects straight into the old generation,
+ * where a lookup's short-lived ones then wait for a mark-compact. At 10,000 lookups/s on the dev
+ * VM it halved what was promoted (22.2 -> 13.5 MB in the same window) and the mark-compacts (8 ->
+ * 3); on an H100 host the lookup p99 fell from 125-228 to 94-136 us in three alternated rounds
+ * (spec/bench/results/runtime-h100-host.txt).
+ */
+export const MANAGER_NODE_FLAGS = [`--min-semi-space-size=${YOUNG_SEMI_SPACE_MIB}`, `--max-semi-space-size=${YOUNG_SEMI_SPACE_MIB}`, '--no-allocation-site-pretenuring'] as const;
 
 /** Flags V8 reads while it runs, set by the Manager itself. */
 export const MANAGER_V8_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=10'] as const;
