@@ -1051,11 +1051,15 @@ class Client:
         """Cancels a pending lookup (or the restore that consumes it); never waits."""
         target = ticket.ticket if isinstance(ticket, Restore) else ticket
         if isinstance(target, Ticket):
-            target.poll()
             if target._generation != self._generation:
                 return
-            if target.id is None:
+            if target._result is None:
+                # Whatever answer comes now settles it cancelled: a LOOKUP_PENDING not read yet
+                # queues the cancel, a ready answer is given back (_settle). Nothing is read here
+                # first, so a Manager fast enough to have answered ready already cannot turn this
+                # cancel into a ready ticket.
                 target.cancel_requested = True
+            if target.id is None:
                 return
             self._fire("cancel", {"ticket": target.id})
             return
