@@ -32,8 +32,8 @@ describe('runtime/server/heap-profile: the Manager\'s young generation', functio
     const alone = run(false);
     const profiled = run(true);
     const flagged = run(true, MANAGER_NODE_FLAGS);
-    assert.equal(alone.newSpaceBytes, 32 * MiB, 'V8\'s default under this pressure');
     assert.ok(profiled.newSpaceBytes <= 16 * MiB, `new space ${profiled.newSpaceBytes} bytes with the profile`);
+    assert.ok(alone.newSpaceBytes > profiled.newSpaceBytes, `new space ${alone.newSpaceBytes} bytes without the profile vs ${profiled.newSpaceBytes} with it`);
     assert.ok(flagged.newSpaceBytes >= YOUNG_SEMI_SPACE_MIB * MiB && flagged.newSpaceBytes <= 2 * YOUNG_SEMI_SPACE_MIB * MiB, `new space ${flagged.newSpaceBytes} bytes with the flags`);
     assert.deepEqual([alone.configured, profiled.configured, flagged.configured], [false, false, true]);
   });
@@ -57,7 +57,7 @@ describe('runtime/server/heap-profile: the Manager\'s young generation', functio
       assert.equal(flagged.logs.some((e) => e.event === 'heap-flags-missing'), false);
       const warned = bare.logs.find((e) => e.event === 'heap-flags-missing');
       assert.ok(warned, bare.stderr());
-      assert.match(String(warned.fix), /--min-semi-space-size=8 --max-semi-space-size=8/);
+      assert.ok(String(warned.fix).includes(MANAGER_NODE_FLAGS.join(' ')), String(warned.fix));
     } finally {
       assert.equal(await flagged.stop(), 0);
       assert.equal(await bare.stop(), 0);

@@ -13,7 +13,8 @@
  * (`heap-flags-missing`) and serves with what it has.
  *
  * What V8 reads while it runs is set here, once, as the Manager starts: the young generation
- * never grows past its start size (without the node flags: 1 MiB, as before), and the old
+ * grows at most the one step V8 takes past its start size (8 -> 16 MiB as V8 reports it; without
+ * the node flags 1 -> 2 MiB, where V8 alone would go on to 32), and the old
  * generation is let grow by 10 % of what survived its last full collection, not V8's default of
  * up to 4x: everything a request allocates dies young, and the old generation holds tables
  * bounded by the flags. `--optimize-for-size`, which this profile set before, kept the heap as
