@@ -18,7 +18,8 @@
  * ORBITKV_BENCH_DIR (default .bench-tmp/) holds the SSD tier; ORBITKV_BENCH_RUNTIME_MIB the bytes
  * moved (default 256); block size 256 KiB. ORBITKV_BENCH_RUNTIME_ROWS=data runs only the three
  * data-path rows (save, DRAM restore, SSD restore), ORBITKV_BENCH_RUNTIME_ROWS=lookup only the
- * Python lookup rows (binary LOOKUP, protocol 3; ORBITKV_BENCH_LOOKUP_RATES=1000,10000 the rates),
+ * Python lookup rows (binary LOOKUP, protocol 3; ORBITKV_BENCH_LOOKUP_RATES=1000,10000 the rates,
+ * ORBITKV_BENCH_LOOKUP_S=2 the seconds of each timed phase),
  * ORBITKV_BENCH_RUNTIME_ROWS=soak only the soak; ORBITKV_BENCH_PROFILE_DIR=DIR writes a CPU
  * profile of each of those Managers there, ORBITKV_BENCH_MANAGER_FLAGS adds node flags to every
  * Manager (after the ones it always starts with), ORBITKV_BENCH_SERVE_ARGS adds `orbitkv serve`
@@ -126,6 +127,8 @@ function fio(rw: 'randread' | 'randwrite', file: string, depth = 16): number {
 // answered only if refused: nothing of it is in the next lookup's latency but the Manager's work.
 writeFileSync(join(dir, 'orbitkv_client.py'), CLIENT_PY);
 const WAIT = process.env['ORBITKV_BENCH_WAIT'] ?? 'spin';
+const LOOKUP_S = Number(process.env['ORBITKV_BENCH_LOOKUP_S'] ?? 2);
+if (!(LOOKUP_S > 0)) throw new Error(`ORBITKV_BENCH_LOOKUP_S must be a positive number of seconds, got ${process.env['ORBITKV_BENCH_LOOKUP_S']}`);
 if (WAIT !== 'spin' && WAIT !== 'block') throw new Error(`ORBITKV_BENCH_WAIT must be spin or block, got ${WAIT}`);
 const PY = String.raw`
 import hashlib, json, sys, time
@@ -182,7 +185,7 @@ async function pythonLookupRows(): Promise<void> {
   await k.close();
   closeSync(pages.fd);
   for (const rate of (process.env['ORBITKV_BENCH_LOOKUP_RATES'] ?? '1000,10000').split(',').map(Number)) {
-    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), '2', WAIT], { encoding: 'utf8' });
+    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr || r.stdout);
     const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number }>;
     for (const q of ['p50', 'p99'] as const) {

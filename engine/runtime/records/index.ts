@@ -1,1 +1,1 @@
-export { RequestRing, type HeldRecord, type LookupRecord, type MissReason } from './request-ring.js';
+export { MISS_REASONS, RequestRing, type FirstMiss, type LookupRecord, type MissReason, type RecordOpening } from './request-ring.js';

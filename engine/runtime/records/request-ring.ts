@@ -1,10 +1,20 @@
 /**
  * The lookup records `orbitkv requests` prints: a fixed-capacity ring, oldest overwritten
  * first, so the history is bounded by a flag and never by traffic.
+ *
+ * Held in columns (typed arrays, and arrays for the two strings), not an object per lookup: a
+ * record lives for `capacity` lookups, far longer than two young-generation collections at
+ * any busy rate, so an object per record was promoted to the old generation on every lookup
+ * (about 250 bytes each, half of what a lookup promoted: spec/bench/results/runtime-gc-dev-vm.txt)
+ * and the old generation filled towards a mark-compact every second. Now a lookup promotes its
+ * request's id string and nothing else of its record. A record is written through the handle
+ * `open` returns (its sequence number), and a handle whose slot has since been overwritten
+ * writes nothing.
  */
 
 /** Why one block of a lookup did not match. */
-export type MissReason = 'absent' | 'evicted' | 'checksum' | 'lease-expired' | 'timed-out' | 'cancelled' | 'profile-rejected' | 'beyond-boundary' | 'pending';
+export const MISS_REASONS = ['absent', 'evicted', 'checksum', 'lease-expired', 'timed-out', 'cancelled', 'profile-rejected', 'beyond-boundary', 'pending'] as const;
+export type MissReason = (typeof MISS_REASONS)[number];
 
 export interface LookupRecord {
   /** Ticket id (0: a refused handshake, whose `namespace` names the rejections). */
@@ -23,52 +33,201 @@ export interface LookupRecord {
   /** Matched blocks by tier. */
   tiers: { dram: number; ssd: number };
   /** The first unmatched block and why (the rest of the chain cannot match past it). */
-  firstMiss: { block: number; reason: MissReason; since?: string } | null;
+  firstMiss: FirstMiss | null;
   latencyUs: number | null;
 }
 
-/**
- * A record as the ring holds it: its time as epoch milliseconds, formatted as `at` only when
- * the history is listed (a lookup at 10,000/s builds no date string).
- */
-export interface HeldRecord extends Omit<LookupRecord, 'at'> {
-  atMs: number;
+export interface FirstMiss {
+  block: number;
+  reason: MissReason;
+  since?: string;
 }
 
+/** What a record starts with (the rest is written as its ticket goes). */
+export interface RecordOpening {
+  ticket: number;
+  request: string;
+  rank: number;
+  session: number;
+  atMs: number;
+  namespace: string;
+  blocks: number;
+  state: string;
+}
+
+/** Most distinct state names the ring keeps codes for (the lifecycles have a dozen). */
+const MAX_STATES = 255;
+const REASON_CODE = new Map<string, number>(MISS_REASONS.map((r, i) => [r, i]));
+
 export class RequestRing {
-  private readonly slots: (HeldRecord | undefined)[];
-  private next = 0;
-  private count = 0;
+  /** Each slot's record as a sequence number (its handle); -1 while the slot is unused. */
+  private readonly seqs: Float64Array;
+  private readonly tickets: Float64Array;
+  private readonly requests: (string | undefined)[];
+  private readonly ranks: Float64Array;
+  private readonly sessions: Float64Array;
+  private readonly atMs: Float64Array;
+  private readonly namespaces: (string | undefined)[];
+  private readonly blocks: Float64Array;
+  private readonly matched: Float64Array;
+  /** NaN: no boundary. */
+  private readonly boundaries: Float64Array;
+  private readonly states: Uint8Array;
+  private readonly dram: Float64Array;
+  private readonly ssd: Float64Array;
+  /** NaN: no first miss. */
+  private readonly missBlocks: Float64Array;
+  private readonly missReasons: Uint8Array;
+  private readonly missSince: (string | undefined)[];
+  /** NaN: not answered. */
+  private readonly latencies: Float64Array;
+  private readonly stateNames: string[] = [];
+  private readonly stateCodes = new Map<string, number>();
+  private nextSeq = 0;
 
   constructor(readonly capacity: number) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
-    this.slots = new Array<HeldRecord | undefined>(capacity);
+    const f64 = () => new Float64Array(capacity);
+    this.seqs = f64().fill(-1);
+    this.tickets = f64();
+    this.ranks = f64();
+    this.sessions = f64();
+    this.atMs = f64();
+    this.blocks = f64();
+    this.matched = f64();
+    this.boundaries = f64();
+    this.dram = f64();
+    this.ssd = f64();
+    this.missBlocks = f64();
+    this.latencies = f64();
+    this.states = new Uint8Array(capacity);
+    this.missReasons = new Uint8Array(capacity);
+    this.requests = new Array<string | undefined>(capacity).fill(undefined);
+    this.namespaces = new Array<string | undefined>(capacity).fill(undefined);
+    this.missSince = new Array<string | undefined>(capacity).fill(undefined);
   }
 
-  push(record: HeldRecord): void {
-    this.slots[this.next] = record;
-    this.next = (this.next + 1) % this.capacity;
-    this.count = Math.min(this.count + 1, this.capacity);
+  /** Starts a record in the oldest slot; returns its handle. */
+  open(r: RecordOpening): number {
+    const seq = this.nextSeq++;
+    const i = seq % this.capacity;
+    this.seqs[i] = seq;
+    this.tickets[i] = r.ticket;
+    this.requests[i] = r.request;
+    this.ranks[i] = r.rank;
+    this.sessions[i] = r.session;
+    this.atMs[i] = r.atMs;
+    this.namespaces[i] = r.namespace;
+    this.blocks[i] = r.blocks;
+    this.matched[i] = 0;
+    this.boundaries[i] = NaN;
+    this.states[i] = this.code(r.state);
+    this.dram[i] = 0;
+    this.ssd[i] = 0;
+    this.missBlocks[i] = NaN;
+    this.missReasons[i] = 0;
+    this.missSince[i] = undefined;
+    this.latencies[i] = NaN;
+    return seq;
+  }
+
+  /** A whole record at once (a refused handshake's). */
+  push(r: RecordOpening & { firstMiss: FirstMiss | null }): number {
+    const seq = this.open(r);
+    if (r.firstMiss) this.setFirstMiss(seq, r.firstMiss);
+    return seq;
+  }
+
+  setState(seq: number, state: string): void {
+    const i = this.slot(seq);
+    if (i >= 0) this.states[i] = this.code(state);
+  }
+
+  /** What the chain matched when the ticket took its match. */
+  setMatch(seq: number, matched: number, tiers: { dram: number; ssd: number }, firstMiss: FirstMiss | null): void {
+    const i = this.slot(seq);
+    if (i < 0) return;
+    this.matched[i] = matched;
+    this.dram[i] = tiers.dram;
+    this.ssd[i] = tiers.ssd;
+    this.writeMiss(i, firstMiss);
+  }
+
+  /** The answer: the agreed boundary (null: none) and the latency in µs. */
+  setAnswer(seq: number, boundary: number | null, latencyUs: number): void {
+    const i = this.slot(seq);
+    if (i < 0) return;
+    this.boundaries[i] = boundary ?? NaN;
+    this.latencies[i] = latencyUs;
+  }
+
+  setFirstMiss(seq: number, firstMiss: FirstMiss): void {
+    const i = this.slot(seq);
+    if (i >= 0) this.writeMiss(i, firstMiss);
   }
 
   /** Newest first, optionally only one engine request's, at most `limit`. */
   list(filter: { request?: string; limit?: number } = {}): LookupRecord[] {
     const out: LookupRecord[] = [];
     const limit = filter.limit ?? this.capacity;
-    for (let i = 1; i <= this.count && out.length < limit; i++) {
-      const r = this.slots[(this.next - i + this.capacity) % this.capacity]!;
-      if (filter.request === undefined || r.request === filter.request) out.push(printable(r));
+    for (let seq = this.nextSeq - 1; seq >= 0 && seq >= this.nextSeq - this.capacity && out.length < limit; seq--) {
+      const i = seq % this.capacity;
+      if (filter.request === undefined || this.requests[i] === filter.request) out.push(this.printable(i));
     }
     return out;
   }
 
   get size(): number {
-    return this.count;
+    return Math.min(this.nextSeq, this.capacity);
   }
-}
 
-/** The record as `orbitkv requests` and the REQUESTS reply show it. */
-function printable(r: HeldRecord): LookupRecord {
-  const { atMs, ...rest } = r;
-  return { ...rest, at: new Date(atMs).toISOString() };
+  /** The slot of a handle, or -1 once it was overwritten. */
+  private slot(seq: number): number {
+    const i = seq % this.capacity;
+    return this.seqs[i] === seq ? i : -1;
+  }
+
+  private writeMiss(i: number, m: FirstMiss | null): void {
+    if (m === null) {
+      this.missBlocks[i] = NaN;
+      this.missSince[i] = undefined;
+      return;
+    }
+    this.missBlocks[i] = m.block;
+    this.missReasons[i] = REASON_CODE.get(m.reason)!;
+    this.missSince[i] = m.since;
+  }
+
+  private code(state: string): number {
+    let c = this.stateCodes.get(state);
+    if (c === undefined) {
+      if (this.stateNames.length >= MAX_STATES) throw new RangeError(`more than ${MAX_STATES} distinct lookup states recorded (got '${state}')`);
+      c = this.stateNames.push(state) - 1;
+      this.stateCodes.set(state, c);
+    }
+    return c;
+  }
+
+  /** The record as `orbitkv requests` and the REQUESTS reply show it. */
+  private printable(i: number): LookupRecord {
+    const boundary = this.boundaries[i]!;
+    const latency = this.latencies[i]!;
+    const missBlock = this.missBlocks[i]!;
+    const since = this.missSince[i];
+    return {
+      ticket: this.tickets[i]!,
+      request: this.requests[i]!,
+      rank: this.ranks[i]!,
+      session: this.sessions[i]!,
+      namespace: this.namespaces[i]!,
+      blocks: this.blocks[i]!,
+      matched: this.matched[i]!,
+      boundary: Number.isNaN(boundary) ? null : boundary,
+      state: this.stateNames[this.states[i]!]!,
+      tiers: { dram: this.dram[i]!, ssd: this.ssd[i]! },
+      firstMiss: Number.isNaN(missBlock) ? null : { block: missBlock, reason: MISS_REASONS[this.missReasons[i]!]!, ...(since !== undefined ? { since } : {}) },
+      latencyUs: Number.isNaN(latency) ? null : latency,
+      at: new Date(this.atMs[i]!).toISOString(),
+    };
+  }
 }

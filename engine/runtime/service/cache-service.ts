@@ -10,7 +10,7 @@ import { OpeningTable, RankAgreement, TicketClock, lookupTicketMachine, restoreM
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
-import { RequestRing, type HeldRecord } from '../records/index.js';
+import { RequestRing } from '../records/index.js';
 import type { Session } from '../session/index.js';
 import { FLAG } from '../pages/index.js';
 import { KeyMemo } from './key-memo.js';
@@ -73,9 +73,10 @@ export class CacheService {
     this.clock = new TicketClock({ capacity: Math.max(1, options.maxTickets) + TICKET_POOL });
     this.ticketHost = {
       cache,
+      records: this.records,
       answered: (ticket, latencyUs) => {
         if (ticket.state === 'timedOut' || ticket.state === 'cancelled') this.agreement.leave(ticket.request, ticket.rank);
-        this.observe(ticket.record, ticket.state, latencyUs);
+        this.observe(ticket, latencyUs);
       },
       ended: (ticket) => {
         this.tickets.delete(ticket.id);
@@ -121,8 +122,7 @@ export class CacheService {
     const ns = namespaceId(req.namespace);
     const keys = this.keyMemo.chain(ns, req.hashes);
     const id = this.nextTicket++;
-    const record: HeldRecord = { ticket: id, request: req.request, rank: req.rank, session: session.id, atMs: Date.now(), namespace: ns, blocks: keys.length, matched: 0, boundary: null, state: 'pending', tiers: { dram: 0, ssd: 0 }, firstMiss: null, latencyUs: null };
-    this.records.push(record);
+    const record = this.records.open({ ticket: id, request: req.request, rank: req.rank, session: session.id, atMs: Date.now(), namespace: ns, blocks: keys.length, state: 'pending' });
     const ticket = new OpenTicket(id, session, keys, req.rank, req.request, record, started, this.ticketHost);
     // A single rank whose match is settled now, with no other ticket of its request waiting:
     // its boundary is its own match, exactly what joining and reporting would agree on.
@@ -131,7 +131,7 @@ export class CacheService {
     const problem = solo ? null : this.agreement.join(req.request, req.rank, req.worldSize, ticket);
     if (problem) {
       // In the history as refused: it never becomes a ticket, so it must not stay "pending".
-      record.state = 'refused';
+      this.records.setState(record, 'refused');
       throw new RequestError(problem, `request '${req.request}' rank ${req.rank}: ${problem}`);
     }
     this.tickets.set(id, ticket);
@@ -145,9 +145,8 @@ export class CacheService {
       ticket.leased = matched;
       ticket.matched = probe.matched;
       ticket.tiers = probe.tiers;
-      record.matched = probe.matched;
-      record.tiers = probe.tiers;
-      record.firstMiss = probe.firstMiss;
+      ticket.firstMiss = probe.firstMiss;
+      this.records.setMatch(record, probe.matched, probe.tiers, probe.firstMiss);
     };
     if (solo) {
       take(first);
@@ -238,7 +237,7 @@ export class CacheService {
    * engine's lookups never arrived (every one of them would have been a miss).
    */
   recordRefusal(client: string, reason: 'profile-rejected', detail: string): void {
-    this.records.push({ ticket: 0, request: client, rank: 0, session: 0, atMs: Date.now(), namespace: detail, blocks: 0, matched: 0, boundary: null, state: 'refused', tiers: { dram: 0, ssd: 0 }, firstMiss: { block: 0, reason }, latencyUs: null });
+    this.records.push({ ticket: 0, request: client, rank: 0, session: 0, atMs: Date.now(), namespace: detail, blocks: 0, state: 'refused', firstMiss: { block: 0, reason } });
   }
 
   release(session: Session, id: number): TicketState {
@@ -421,14 +420,14 @@ export class CacheService {
     return t;
   }
 
-  private observe(record: HeldRecord, state: TicketState, latencyUs: number): void {
+  private observe(ticket: OpenTicket, latencyUs: number): void {
     const m = this.metrics;
     if (!m) return;
-    m.lookups.add(state);
+    m.lookups.add(ticket.state);
     m.lookupLatency.observe(latencyUs / 1e6);
-    if (record.tiers.dram > 0) m.blockHits.add('dram' satisfies Tier, record.tiers.dram);
-    if (record.tiers.ssd > 0) m.blockHits.add('ssd' satisfies Tier, record.tiers.ssd);
-    if (record.firstMiss) m.blockMisses.add(record.firstMiss.reason);
+    if (ticket.tiers.dram > 0) m.blockHits.add('dram' satisfies Tier, ticket.tiers.dram);
+    if (ticket.tiers.ssd > 0) m.blockHits.add('ssd' satisfies Tier, ticket.tiers.ssd);
+    if (ticket.firstMiss !== null) m.blockMisses.add(ticket.firstMiss.reason);
     void this.logger;
   }
 }

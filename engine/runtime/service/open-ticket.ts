@@ -9,7 +9,7 @@
 import type { ActorRefFrom } from 'xstate';
 import type { BlockCache } from '../catalog/index.js';
 import { TICKET_FINAL, type RankMember, type TicketEvent, type TicketState, type lookupTicketMachine } from '../lifecycles/index.js';
-import type { HeldRecord } from '../records/index.js';
+import type { FirstMiss, RequestRing } from '../records/index.js';
 import type { Session, SessionTicket } from '../session/index.js';
 
 export interface LookupReply {
@@ -29,6 +29,8 @@ export interface TicketSlot {
 /** What a ticket tells the service: when it is answered (leaves pending) and when it has ended. */
 export interface TicketHost {
   readonly cache: BlockCache;
+  /** The history the ticket's record is in (written through the ticket's handle). */
+  readonly records: RequestRing;
   answered(ticket: OpenTicket, latencyUs: number): void;
   ended(ticket: OpenTicket): void;
   /** The actor took the ticket to `actual` after the reply said `answered` (a defect: logged). */
@@ -52,6 +54,8 @@ export class OpenTicket implements SessionTicket, RankMember {
   boundary: number | null = null;
   matched = 0;
   tiers = { dram: 0, ssd: 0 };
+  /** The first block the ticket does not cover and why (as its record says; the metrics count it). */
+  firstMiss: FirstMiss | null = null;
   /** The actor serving this ticket while it is open (null once it has ended). */
   slot: TicketSlot | null = null;
   /** Set once the ticket leaves pending (or is answered ahead of its actor). */
@@ -72,7 +76,8 @@ export class OpenTicket implements SessionTicket, RankMember {
     readonly keys: string[],
     readonly rank: number,
     readonly request: string,
-    readonly record: HeldRecord,
+    /** The ticket's record's handle in the history. */
+    readonly record: number,
     private readonly started: number,
     private readonly host: TicketHost,
   ) {}
@@ -151,8 +156,9 @@ export class OpenTicket implements SessionTicket, RankMember {
   observe(state: TicketState): void {
     this.state = state;
     if (state === 'miss') this.boundary = 0;
+    const records = this.host.records;
     const record = this.record;
-    record.state = state;
+    records.setState(record, state);
     if (state !== 'pending' && !this.left) {
       this.left = true;
       this.stopListening?.();
@@ -161,14 +167,18 @@ export class OpenTicket implements SessionTicket, RankMember {
       if (answered === null) this.answerAs(state);
       else if (answered.state !== state) this.host.mismatched(this, answered.state as TicketState, state);
       const boundary = this.boundary;
-      record.boundary = boundary;
-      record.latencyUs = Math.round(this.latencyUs);
-      if (boundary !== null && boundary < this.matched) record.firstMiss = { block: boundary, reason: 'beyond-boundary' };
-      if (state === 'timedOut' || state === 'cancelled') record.firstMiss = { block: this.matched, reason: state === 'timedOut' ? 'timed-out' : 'cancelled' };
+      records.setAnswer(record, boundary, Math.round(this.latencyUs));
+      if (boundary !== null && boundary < this.matched) this.missed({ block: boundary, reason: 'beyond-boundary' });
+      if (state === 'timedOut' || state === 'cancelled') this.missed({ block: this.matched, reason: state === 'timedOut' ? 'timed-out' : 'cancelled' });
       this.host.answered(this, this.latencyUs);
       this.resolveReply?.(this.answer!);
     }
-    if (state === 'expired' && record.firstMiss === null) record.firstMiss = { block: 0, reason: 'lease-expired' };
+    if (state === 'expired' && this.firstMiss === null) this.missed({ block: 0, reason: 'lease-expired' });
     if (ENDED.has(state)) this.host.ended(this);
+  }
+
+  private missed(firstMiss: FirstMiss): void {
+    this.firstMiss = firstMiss;
+    this.host.records.setFirstMiss(this.record, firstMiss);
   }
 }
