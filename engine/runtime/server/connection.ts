@@ -13,6 +13,7 @@ import { PageFile, registrationBytes } from '../pages/index.js';
 import { FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, NamespaceMemo, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, decodeReleaseRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
 import { CacheService, RequestError, type LookupReply } from '../service/index.js';
 import { Session } from '../session/index.js';
+import { adoptReadBuffer } from './read-buffer.js';
 
 export interface ConnectionContext {
   service: CacheService;
@@ -115,6 +116,8 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
   // Replies the client has not read yet: past this bound the socket stops being read (the
   // client's requests back up in the kernel) until the replies drain.
   const maxUnsent = 4 * (ctx.maxPayload + HEADER_BYTES);
+  // The payload's own bytes (it parsed, within the nesting bound): never re-serialised.
+  const echo = (frame: Frame) => sendBytes(OPCODE.echoed, frame.requestId, frame.payload.length > 0 ? frame.payload : jsonPayload({}));
   const fail = (requestId: number, error: ReturnType<typeof coded> & Record<string, unknown>) => send(OPCODE.error, requestId, error);
   const close = (reason: string) => {
     if (closing) return;
@@ -162,8 +165,35 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     }
   };
 
-  /** `detach` gives the request's in-flight slot back early (a lookup once its ticket is open: the service bounds tickets). */
-  const handle = async (frame: Frame, detach: () => void): Promise<void> => {
+  const check = <T>(result: T | string): T => {
+    if (typeof result === 'string') throw new RequestError('bad-request', result);
+    return result;
+  };
+  /** A refusal the client can act on is answered ERROR; anything else is a defect (rethrown). */
+  const refuse = (frame: Frame, error: unknown): void => {
+    if (!(error instanceof RequestError)) throw error;
+    const name = OPCODE_NAMES.get(frame.opcode) ?? `opcode ${frame.opcode}`;
+    fail(frame.requestId, error.reason === 'bad-request' ? coded('badRequest', name, error.message) : { ...coded('requestRefused', error.reason, error.message), reason: error.reason });
+  };
+
+  /**
+   * Serves one frame: at once, with no promise, when it can be (a binary lookup whose ticket
+   * settled while it opened, a binary release, most small requests), else with a promise of it
+   * (a save, a restore, a pending lookup). A lookup is two frames an engine sends thousands of
+   * times a second: neither pays for an async function, its promise and a microtask hop.
+   * `detach` gives the request's in-flight slot back early (a lookup once its ticket is open:
+   * the service bounds tickets).
+   */
+  const handle = (frame: Frame, detach: () => void): void | Promise<void> => {
+    try {
+      const served = dispatch(frame, detach);
+      return served instanceof Promise ? served.catch((error: unknown) => refuse(frame, error)) : served;
+    } catch (error) {
+      return refuse(frame, error);
+    }
+  };
+
+  const dispatch = (frame: Frame, detach: () => void): void | Promise<void> => {
     const name = OPCODE_NAMES.get(frame.opcode) ?? `opcode ${frame.opcode}`;
     // A binary lookup's or release's payload is not JSON: it is decoded where it is served.
     const binary = frame.opcode === OPCODE.lookupBinary || frame.opcode === OPCODE.releaseBinary;
@@ -207,106 +237,97 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       ctx.logger.info('session-open', { session: session.id, pid: peer?.pid ?? null, client: session.client, engine: outcome.profile.engine, version: outcome.profile.version });
       return send(OPCODE.welcome, frame.requestId, { session: session.id, protocol: PROTOCOL_VERSION, blockBytes: ctx.service.cache.blockBytes, maxPayload: ctx.maxPayload, maxBlocks: ctx.maxBlocks, fd: { socket: ctx.fdSocket, token: session.fdToken } });
     }
-    const reply = (opcode: number, value: unknown) => send(opcode, frame.requestId, value);
-    // The payload's own bytes (it parsed, within the nesting bound): never re-serialised.
-    const echo = () => sendBytes(OPCODE.echoed, frame.requestId, frame.payload.length > 0 ? frame.payload : jsonPayload({}));
     if (operator) {
-      if (frame.opcode === OPCODE.status) return reply(OPCODE.statusResult, ctx.status());
-      if (frame.opcode === OPCODE.echo) return echo();
+      if (frame.opcode === OPCODE.status) return send(OPCODE.statusResult, frame.requestId, ctx.status());
+      if (frame.opcode === OPCODE.echo) return echo(frame);
       if (frame.opcode === OPCODE.requests) {
         const q = shape.requests(body);
-        return typeof q === 'string' ? fail(frame.requestId, coded('badRequest', name, q)) : reply(OPCODE.requestsResult, { records: ctx.service.records.list(q) });
+        return typeof q === 'string' ? fail(frame.requestId, coded('badRequest', name, q)) : send(OPCODE.requestsResult, frame.requestId, { records: ctx.service.records.list(q) });
       }
       return fail(frame.requestId, coded('handshakeFirst', name));
     }
     const s = session!;
-    const check = <T>(result: T | string): T => {
-      if (typeof result === 'string') throw new RequestError('bad-request', result);
-      return result;
-    };
-    try {
-      switch (frame.opcode) {
-        case OPCODE.echo: return echo();
-        case OPCODE.lookup: return await serveLookup(s, frame.requestId, check(shape.lookup(body)), jsonResult, detach);
-        case OPCODE.lookupBinary: {
-          const asked = decodeLookupRequest(frame.payload, ctx.maxBlocks, namespaces);
-          if ('problem' in asked) {
-            ctx.logger.warn('binary-lookup-malformed', { session: s.id, request: frame.requestId, problem: asked.problem });
-            fail(frame.requestId, coded('binaryLookupMalformed', asked.problem));
-            return close('binary-lookup-malformed');
-          }
-          return await serveLookup(s, frame.requestId, asked, binaryResult, detach);
+    switch (frame.opcode) {
+      case OPCODE.echo: return echo(frame);
+      case OPCODE.lookup: return serveLookup(s, frame.requestId, check(shape.lookup(body)), jsonResult, detach);
+      case OPCODE.lookupBinary: {
+        const asked = decodeLookupRequest(frame.payload, ctx.maxBlocks, namespaces);
+        if ('problem' in asked) {
+          ctx.logger.warn('binary-lookup-malformed', { session: s.id, request: frame.requestId, problem: asked.problem });
+          fail(frame.requestId, coded('binaryLookupMalformed', asked.problem));
+          return close('binary-lookup-malformed');
         }
-        case OPCODE.save: return reply(OPCODE.saveResult, await ctx.service.save(s, check(shape.save(body))));
-        case OPCODE.restore: {
-          const asked = check(shape.restore(body));
-          // With a grant, the ticket is another session's (same uid): its leases, these pages.
-          let owner = s;
-          if (asked.grant !== undefined) {
-            const found = [...ctx.sessions].find((x) => x.tickets.admits(asked.ticket, asked.grant!));
-            if (!found) throw new RequestError('unknown-grant', `no open ticket ${asked.ticket} with that grant`);
-            owner = found;
-          }
-          // The restore's cancel is filed under its ticket, so CANCEL of that ticket aborts it.
-          s.cancels.expect(asked.ticket);
-          try {
-            return reply(OPCODE.restoreResult, await ctx.service.restore(s, asked, owner));
-          } finally {
-            s.cancels.expect(null);
-          }
-        }
-        case OPCODE.releaseBinary: {
-          const ticket = decodeReleaseRequest(frame.payload);
-          if (typeof ticket !== 'number') {
-            ctx.logger.warn('binary-release-malformed', { session: s.id, request: frame.requestId, problem: ticket.problem });
-            fail(frame.requestId, coded('binaryReleaseMalformed', ticket.problem));
-            return close('binary-release-malformed');
-          }
-          // Carried out, it is not answered (the client never waits for it); refused, the catch below answers ERROR.
-          ctx.service.release(s, ticket);
-          return;
-        }
-        case OPCODE.release: {
-          const { ticket } = check(shape.ticket(body));
-          return reply(OPCODE.released, { ticket, state: ctx.service.release(s, ticket) });
-        }
-        case OPCODE.cancel: {
-          const { ticket } = check(shape.ticket(body));
-          // A ticket a restore consumes: the restore is cancelled (it drains, then answers cancelled).
-          const restoring = s.cancels.forTicket(ticket);
-          if (restoring) {
-            restoring();
-            return reply(OPCODE.cancelled, { ticket, state: 'restoring' });
-          }
-          return reply(OPCODE.cancelled, { ticket, state: ctx.service.cancel(s, ticket) });
-        }
-        case OPCODE.status: return reply(OPCODE.statusResult, ctx.status());
-        case OPCODE.requests: {
-          const q = check(shape.requests(body));
-          return reply(OPCODE.requestsResult, { records: ctx.service.records.list(q) });
-        }
-        case OPCODE.registerPages: {
-          const spec = check(shape.registerPages(body));
-          if (s.pages) throw new RequestError('pages-registered', 'this session already registered its pages');
-          const opened = PageFile.open(s.takeOffered(), spec, ctx.service.cache.blockBytes);
-          if ('problem' in opened) {
-            ctx.logger.warn('pages-refused', { session: s.id, problem: opened.problem, detail: opened.detail });
-            return fail(frame.requestId, coded('pagesRefused', opened.problem, opened.detail));
-          }
-          s.pages = opened;
-          // Answered at once; the mapping is populated in the background (see PageFile.ready).
-          const started = performance.now();
-          const session = s;
-          void opened.ready.then((populated) => {
-            if (!session.closed) ctx.logger.info('pages-populated', { session: session.id, populated, bytes: registrationBytes(spec), ms: Math.round(performance.now() - started) });
-          });
-          return reply(OPCODE.pagesRegistered, { pages: spec.pages });
-        }
-        default: return fail(frame.requestId, coded('unknownOpcode', frame.opcode));
+        return serveLookup(s, frame.requestId, asked, binaryResult, detach);
       }
-    } catch (error) {
-      if (error instanceof RequestError) return fail(frame.requestId, error.reason === 'bad-request' ? coded('badRequest', name, error.message) : { ...coded('requestRefused', error.reason, error.message), reason: error.reason });
-      throw error;
+      case OPCODE.save: return ctx.service.save(s, check(shape.save(body))).then((r) => send(OPCODE.saveResult, frame.requestId, r));
+      case OPCODE.restore: {
+        const asked = check(shape.restore(body));
+        // With a grant, the ticket is another session's (same uid): its leases, these pages.
+        let owner = s;
+        if (asked.grant !== undefined) {
+          const found = [...ctx.sessions].find((x) => x.tickets.admits(asked.ticket, asked.grant!));
+          if (!found) throw new RequestError('unknown-grant', `no open ticket ${asked.ticket} with that grant`);
+          owner = found;
+        }
+        // The restore's cancel is filed under its ticket, so CANCEL of that ticket aborts it
+        // (the service adds it before its first await: expecting ends when the call returns).
+        s.cancels.expect(asked.ticket);
+        let restoring: Promise<unknown>;
+        try {
+          restoring = ctx.service.restore(s, asked, owner);
+        } finally {
+          s.cancels.expect(null);
+        }
+        return restoring.then((r) => send(OPCODE.restoreResult, frame.requestId, r));
+      }
+      case OPCODE.releaseBinary: {
+        const ticket = decodeReleaseRequest(frame.payload);
+        if (typeof ticket !== 'number') {
+          ctx.logger.warn('binary-release-malformed', { session: s.id, request: frame.requestId, problem: ticket.problem });
+          fail(frame.requestId, coded('binaryReleaseMalformed', ticket.problem));
+          return close('binary-release-malformed');
+        }
+        // Carried out, it is not answered (the client never waits for it); refused, the catch below answers ERROR.
+        ctx.service.release(s, ticket);
+        return;
+      }
+      case OPCODE.release: {
+        const { ticket } = check(shape.ticket(body));
+        return send(OPCODE.released, frame.requestId, { ticket, state: ctx.service.release(s, ticket) });
+      }
+      case OPCODE.cancel: {
+        const { ticket } = check(shape.ticket(body));
+        // A ticket a restore consumes: the restore is cancelled (it drains, then answers cancelled).
+        const restoring = s.cancels.forTicket(ticket);
+        if (restoring) {
+          restoring();
+          return send(OPCODE.cancelled, frame.requestId, { ticket, state: 'restoring' });
+        }
+        return send(OPCODE.cancelled, frame.requestId, { ticket, state: ctx.service.cancel(s, ticket) });
+      }
+      case OPCODE.status: return send(OPCODE.statusResult, frame.requestId, ctx.status());
+      case OPCODE.requests: {
+        const q = check(shape.requests(body));
+        return send(OPCODE.requestsResult, frame.requestId, { records: ctx.service.records.list(q) });
+      }
+      case OPCODE.registerPages: {
+        const spec = check(shape.registerPages(body));
+        if (s.pages) throw new RequestError('pages-registered', 'this session already registered its pages');
+        const opened = PageFile.open(s.takeOffered(), spec, ctx.service.cache.blockBytes);
+        if ('problem' in opened) {
+          ctx.logger.warn('pages-refused', { session: s.id, problem: opened.problem, detail: opened.detail });
+          return fail(frame.requestId, coded('pagesRefused', opened.problem, opened.detail));
+        }
+        s.pages = opened;
+        // Answered at once; the mapping is populated in the background (see PageFile.ready).
+        const started = performance.now();
+        const session = s;
+        void opened.ready.then((populated) => {
+          if (!session.closed) ctx.logger.info('pages-populated', { session: session.id, populated, bytes: registrationBytes(spec), ms: Math.round(performance.now() - started) });
+        });
+        return send(OPCODE.pagesRegistered, frame.requestId, { pages: spec.pages });
+      }
+      default: return fail(frame.requestId, coded('unknownOpcode', frame.opcode));
     }
   };
 
@@ -333,8 +354,18 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     // read's worth) wait past the bound, so a client that sends small requests with large replies
     // (REQUESTS) and reads none holds at most the bound plus one reply, not one per frame.
     const mayStart = () => inFlight < ctx.maxInFlight && socket.writableLength <= maxUnsent;
+    // Not re-entered: a frame served at once gives its slot back inside `start`, and the loop
+    // that started it goes on (a read's worth of frames served one inside another's return
+    // would nest as deep as the read is long).
+    let pumping = false;
     const pump = () => {
-      while (!closing && waiting.length > 0 && mayStart()) start(waiting.shift()!);
+      if (pumping) return;
+      pumping = true;
+      try {
+        while (!closing && waiting.length > 0 && mayStart()) start(waiting.shift()!);
+      } finally {
+        pumping = false;
+      }
       flow();
     };
     socket.on('drain', pump);
@@ -347,23 +378,32 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
         inFlight--;
         pump();
       };
-      const run = async () => {
+      // A defect met serving one request costs this connection, never the Manager.
+      const failed = (error: unknown) => {
+        const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        ctx.logger.error('request-failed', { session: session?.id ?? null, opcode: f.opcode, request: f.requestId, detail, stack: error instanceof Error ? (error.stack ?? null) : null });
+        // The error reply may meet the same defect (a reply that cannot be written): nothing escapes.
         try {
-          if (!closing) await handle(f, detach);
-        } catch (error) {
-          // A defect met serving one request costs this connection, never the Manager.
-          const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-          ctx.logger.error('request-failed', { session: session?.id ?? null, opcode: f.opcode, request: f.requestId, detail, stack: error instanceof Error ? (error.stack ?? null) : null });
-          // The error reply may meet the same defect (a reply that cannot be written): nothing escapes.
-          try {
-            fail(f.requestId, coded('requestFailed', OPCODE_NAMES.get(f.opcode) ?? `opcode ${f.opcode}`, detail));
-          } catch (again) {
-            ctx.logger.error('request-failed-reply', { session: session?.id ?? null, request: f.requestId, detail: again instanceof Error ? again.message : String(again) });
-          }
-          close('request-failed');
-        } finally {
-          detach();
+          fail(f.requestId, coded('requestFailed', OPCODE_NAMES.get(f.opcode) ?? `opcode ${f.opcode}`, detail));
+        } catch (again) {
+          ctx.logger.error('request-failed-reply', { session: session?.id ?? null, request: f.requestId, detail: again instanceof Error ? again.message : String(again) });
         }
+        close('request-failed');
+      };
+      // Served at once, the slot is given back at once; served later, when its promise settles.
+      const run = (): void | Promise<void> => {
+        let served: void | Promise<void>;
+        try {
+          served = closing ? undefined : handle(f, detach);
+        } catch (error) {
+          failed(error);
+          return detach();
+        }
+        if (!(served instanceof Promise)) return detach();
+        return served.then(detach, (error: unknown) => {
+          failed(error);
+          detach();
+        });
       };
       // Requests after the handshake run concurrently (a pending lookup must not block a save),
       // and at once: a read comes after the microtasks of the last one, so the handshake's
@@ -371,7 +411,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       if (session === null && !operator) chain = chain.then(run);
       else void run();
     };
-    socket.on('data', (chunk: Buffer) => {
+    const onChunk = (chunk: Buffer) => {
       if (closing) return;
       const { frames, fault } = decoder.push(chunk);
       for (const f of frames.length > 1 && session !== null ? releasesLast(frames, releaseOrder) : frames) {
@@ -388,7 +428,11 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           close(fault.kind);
         });
       }
-    });
+    };
+    // Read into the Manager's one read buffer where this Node allows it (see read-buffer.ts),
+    // else chunk by chunk as 'data'; the socket was accepted paused, so no read came before.
+    if (!adoptReadBuffer(socket, onChunk)) socket.on('data', onChunk);
+    socket.resume();
     socket.on('end', () => {
       const fault = decoder.end();
       if (fault && !closing) {

@@ -156,7 +156,8 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     const connections = new Set<Promise<void>>();
     const sockets = new Set<import('node:net').Socket>();
     const maxConnections = o.maxConnections ?? 1024;
-    const server: Server = createServer((socket) => {
+    // Accepted paused: the connection chooses how its socket reads before the first read.
+    const server: Server = createServer({ pauseOnConnect: true }, (socket) => {
       // SO_PEERCRED: the socket's mode already keeps other uids out; this refuses one that got
       // in anyway (a widened folder or socket mode) and says who it was.
       const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
