@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { ManagerClient, OPCODE, PROTOCOL_VERSION, decodeLookupReply, decodeLookupRequest, encodeLookupRequest, LOOKUP_HEAD_BYTES, LOOKUP_REPLY_BYTES, writeLookupReply } from '../../engine/runtime/index.js';
-import { NamespaceMemo, namespaceId } from '../../engine/runtime/protocol/index.js';
+import { CHAIN_MEMO_BYTES, ChainMemo, NamespaceMemo, namespaceId } from '../../engine/runtime/protocol/index.js';
 import { NS, acceptedProfile, blockBytes, engineClient, lookupBody, pageFile, startManager, type ManagerProcess } from './support.js';
 
 const BLOCK = 64 * 1024;
@@ -40,6 +40,35 @@ describe('runtime: the binary LOOKUP (protocol 3)', function () {
         assert.equal(namespaceId(r.namespace), JSON.stringify([model, layout, blockSize]));
       }
       assert.equal(namespaceId(first.namespace as never), JSON.stringify(['ab', 'c', 16]));
+    });
+
+    it('with a chain memo: a chain of the same bytes is the same frozen array, equal to a fresh decode; any other chain, count or a bad chain is decoded and checked anew', () => {
+      const chains = new ChainMemo();
+      const asked = (hashes: string[], request = 'r') => encodeLookupRequest(lookupBody(hashes, { request }));
+      const first = decodeLookupRequest(asked(['h0', 'h1', 'h2']), 16, undefined, chains) as { hashes: readonly string[] };
+      assert.ok(Object.isFrozen(first.hashes));
+      const again = decodeLookupRequest(asked(['h0', 'h1', 'h2'], 'other'), 16, undefined, chains) as { hashes: readonly string[]; request: string };
+      assert.equal(again.hashes, first.hashes, 'the same array, no decode');
+      assert.equal(again.request, 'other');
+      assert.deepEqual(again, decodeLookupRequest(asked(['h0', 'h1', 'h2'], 'other'), 16));
+      // One byte different, one hash fewer, another count over the same bytes, then bytes that do not parse.
+      const changed = decodeLookupRequest(asked(['h0', 'h1', 'h3']), 16, undefined, chains) as { hashes: readonly string[] };
+      assert.deepEqual(changed.hashes, ['h0', 'h1', 'h3']);
+      assert.notEqual(changed.hashes, first.hashes);
+      assert.deepEqual((decodeLookupRequest(asked(['h0', 'h1']), 16, undefined, chains) as { hashes: readonly string[] }).hashes, ['h0', 'h1']);
+      const miscounted = asked(['h0', 'h1']);
+      miscounted.writeUInt16LE(3, 12);
+      assert.match((decodeLookupRequest(miscounted, 16, undefined, chains) as { problem: string }).problem, /holds 2 hashes, count says 3/);
+      const bad = asked(['h0', 'h1']);
+      bad[bad.length - 1] = 0x20;
+      assert.match((decodeLookupRequest(bad, 16, undefined, chains) as { problem: string }).problem, /outside/);
+      // A chain past the memo's bound is decoded every time (nothing that large is kept).
+      const long = Array.from({ length: 300 }, (_, i) => `${'f'.repeat(60)}${String(i).padStart(4, '0')}`);
+      assert.ok(long.join('\n').length > CHAIN_MEMO_BYTES);
+      const a = decodeLookupRequest(asked(long), 4096, undefined, chains) as { hashes: readonly string[] };
+      const b = decodeLookupRequest(asked(long), 4096, undefined, chains) as { hashes: readonly string[] };
+      assert.deepEqual(a.hashes, long);
+      assert.notEqual(a.hashes, b.hashes);
     });
 
     /** A request whose chain the encoder's checks would refuse (the Manager's checks are what is tested). */

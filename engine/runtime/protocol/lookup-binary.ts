@@ -112,12 +112,44 @@ export class NamespaceMemo {
   }
 }
 
+/** The longest chain (bytes) a ChainMemo keeps; a longer one is decoded every time. */
+export const CHAIN_MEMO_BYTES = 16 * 1024;
+
+/**
+ * The chain of a connection's last binary LOOKUP, kept with its bytes: an engine asks about a
+ * request waiting to be scheduled at every scheduler step, so its chain comes again byte for
+ * byte. A chain of the same bytes and count gets the same frozen array of the same strings: no
+ * latin1 decode, no split, no new strings (whose hash codes V8 then computes again in the
+ * service's key memo). One per connection, holding one chain of at most CHAIN_MEMO_BYTES.
+ */
+export class ChainMemo {
+  private bytes: Buffer | null = null;
+  private hashes: readonly string[] = [];
+
+  /** The hashes of the chain at `p[from..]` if it is the remembered one, else null. */
+  match(p: Buffer, from: number, count: number): readonly string[] | null {
+    const last = this.bytes;
+    if (last === null || this.hashes.length !== count || last.length !== p.length - from || last.compare(p, from) !== 0) return null;
+    return this.hashes;
+  }
+
+  /** Remembers the chain at `p[from..]` (a copy of its bytes) as `hashes`, which it freezes. */
+  remember(p: Buffer, from: number, hashes: string[]): readonly string[] {
+    const frozen = Object.freeze(hashes);
+    if (p.length - from > CHAIN_MEMO_BYTES) return frozen;
+    this.bytes = Buffer.from(p.subarray(from));
+    this.hashes = frozen;
+    return frozen;
+  }
+}
+
 /**
  * A binary LOOKUP payload as a LookupRequest, or the problem with it (the connection is then
  * closed: a binary request that does not parse leaves no trustworthy framing of its fields).
- * With `memo`, a namespace equal to the last one's is not decoded again (see NamespaceMemo).
+ * With `memo`, a namespace equal to the last one's is not decoded again (see NamespaceMemo), and
+ * with `chains` nor is a chain equal to the last one's (see ChainMemo).
  */
-export function decodeLookupRequest(p: Buffer, maxBlocks: number, memo?: NamespaceMemo): LookupRequest | { problem: string } {
+export function decodeLookupRequest(p: Buffer, maxBlocks: number, memo?: NamespaceMemo, chains?: ChainMemo): LookupRequest | { problem: string } {
   if (p.length < LOOKUP_HEAD_BYTES) return { problem: `truncated: ${p.length} bytes, the fixed part is ${LOOKUP_HEAD_BYTES}` };
   const deadlineMs = p.readUInt32LE(0);
   const blockSize = p.readUInt32LE(4);
@@ -144,6 +176,8 @@ export function decodeLookupRequest(p: Buffer, maxBlocks: number, memo?: Namespa
   const namespace = memo ? memo.take(p, at, modelBytes, layoutBytes, blockSize) : { model: p.toString('utf8', at, at + modelBytes), layout: p.toString('utf8', at + modelBytes, names), blockSize };
   const request = p.toString('utf8', names, strings);
   if (count === 0) return chainBytes === 0 ? { namespace, hashes: [], request, rank, worldSize, deadlineMs } : { problem: `a chain of ${chainBytes} bytes for no hashes` };
+  const known = chains?.match(p, strings, count);
+  if (known) return { namespace, hashes: known, request, rank, worldSize, deadlineMs };
   // The alphabet and the separators in one native pass (a byte outside ASCII is a character the
   // class refuses); the count and each hash's length after the split. The byte loop runs only
   // to name what is wrong with a chain that failed.
@@ -154,7 +188,7 @@ export function decodeLookupRequest(p: Buffer, maxBlocks: number, memo?: Namespa
   for (let i = 0; i < hashes.length; i++) {
     if (hashes[i]!.length > MAX_HASH_BYTES) return { problem: `hash ${i} is ${hashes[i]!.length} bytes, must be 1..${MAX_HASH_BYTES}` };
   }
-  return { namespace, hashes, request, rank, worldSize, deadlineMs };
+  return { namespace, hashes: chains ? chains.remember(p, strings, hashes) : hashes, request, rank, worldSize, deadlineMs };
 }
 
 /** What is wrong with the chain at `p[from..]`, byte by byte (only for a chain the pattern refused). */

@@ -33,8 +33,8 @@ export interface HelloRequest {
 
 export interface LookupRequest {
   namespace: Namespace;
-  /** The request's chain of block hashes (hex or decimal strings, as the engine computes them). */
-  hashes: string[];
+  /** The request's chain of block hashes (hex or decimal strings, as the engine computes them); never changed once decoded (a connection's chain memo hands the same array out again). */
+  hashes: readonly string[];
   /** The engine's request id: ranks of one request agree on one boundary. */
   request: string;
   rank: number;

@@ -10,7 +10,7 @@ import { decideHandshake, type RejectionChecks } from '../handshake/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { PageFile, registrationBytes } from '../pages/index.js';
-import { FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, NamespaceMemo, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, decodeReleaseRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
+import { ChainMemo, FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, NamespaceMemo, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, decodeReleaseRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
 import { CacheService, RequestError, type LookupReply } from '../service/index.js';
 import { Session } from '../session/index.js';
 import { adoptReadBuffer } from './read-buffer.js';
@@ -100,6 +100,8 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
   const decoder = new FrameDecoder(ctx.maxPayload);
   // The namespace of this connection's last binary lookup (an engine asks about one at every step).
   const namespaces = new NamespaceMemo();
+  // And the chain of its last one (the same request asked about again at the next step).
+  const chains = new ChainMemo();
   const shape = checks(ctx.maxBlocks);
   let session: Session | null = null;
   let closing = false;
@@ -251,7 +253,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       case OPCODE.echo: return echo(frame);
       case OPCODE.lookup: return serveLookup(s, frame.requestId, check(shape.lookup(body)), jsonResult, detach);
       case OPCODE.lookupBinary: {
-        const asked = decodeLookupRequest(frame.payload, ctx.maxBlocks, namespaces);
+        const asked = decodeLookupRequest(frame.payload, ctx.maxBlocks, namespaces, chains);
         if ('problem' in asked) {
           ctx.logger.warn('binary-lookup-malformed', { session: s.id, request: frame.requestId, problem: asked.problem });
           fail(frame.requestId, coded('binaryLookupMalformed', asked.problem));
