@@ -43,6 +43,10 @@ describe('runtime: a real Manager process (DRAM and SSD tiers)', function () {
     }
     assert.equal(pages.flag(4), 0);
     await c.close();
+    // Its socket was read into the Manager's one shared read buffer, not a new ArrayBuffer per read.
+    const opened = m.logs.filter((l) => l['event'] === 'session-open');
+    assert.ok(opened.length > 0);
+    assert.deepEqual(opened.map((l) => l['readBuffer']), opened.map(() => 'shared'));
   });
 
   it('keeps namespaces apart: the same hash under another layout is a miss', async () => {

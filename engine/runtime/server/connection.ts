@@ -108,6 +108,8 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
   // Pending lookups that gave their in-flight slot back (each ticket's keys are bounded by maxBlocks).
   let detached = 0;
   let operator = false;
+  // Whether this socket reads into the Manager's shared read buffer (logged with the session).
+  let readsShared = false;
   const sendBytes = (opcode: number, requestId: number, payload: Buffer) => {
     if (!socket.destroyed) socket.write(encodeFrame(opcode, requestId, payload));
   };
@@ -236,7 +238,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       }
       session = new Session(ctx.nextSession(), hello.client ?? 'anonymous', outcome.profile, peer);
       ctx.sessions.add(session);
-      ctx.logger.info('session-open', { session: session.id, pid: peer?.pid ?? null, client: session.client, engine: outcome.profile.engine, version: outcome.profile.version });
+      ctx.logger.info('session-open', { session: session.id, pid: peer?.pid ?? null, client: session.client, engine: outcome.profile.engine, version: outcome.profile.version, readBuffer: readsShared ? 'shared' : 'per-read' });
       return send(OPCODE.welcome, frame.requestId, { session: session.id, protocol: PROTOCOL_VERSION, blockBytes: ctx.service.cache.blockBytes, maxPayload: ctx.maxPayload, maxBlocks: ctx.maxBlocks, fd: { socket: ctx.fdSocket, token: session.fdToken } });
     }
     if (operator) {
@@ -433,7 +435,8 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     };
     // Read into the Manager's one read buffer where this Node allows it (see read-buffer.ts),
     // else chunk by chunk as 'data'; the socket was accepted paused, so no read came before.
-    if (!adoptReadBuffer(socket, onChunk)) socket.on('data', onChunk);
+    readsShared = adoptReadBuffer(socket, onChunk);
+    if (!readsShared) socket.on('data', onChunk);
     socket.resume();
     socket.on('end', () => {
       const fault = decoder.end();
