@@ -49,6 +49,27 @@ describe('runtime: a real Manager process (DRAM and SSD tiers)', function () {
     assert.deepEqual(opened.map((l) => l['readBuffer']), opened.map(() => 'shared'));
   });
 
+  it('CANCEL of a ticket whose restore is in flight cancels that restore (read in one chunk with it: answered restoring, the restore then cancelled)', async () => {
+    const pages = pageFile(8, BLOCK);
+    for (let i = 0; i < 3; i++) pages.write(i, blockBytes(`k${i}`, BLOCK));
+    const c = await engineClient(m, pages, 8, BLOCK);
+    assert.deepEqual((await c.request(OPCODE.save, { namespace: NS, hashes: ['k0', 'k1', 'k2'], pages: [0, 1, 2] })).body.blocks, ['stored', 'stored', 'stored']);
+    const look = await c.request(OPCODE.lookup, lookupBody(['k0', 'k1', 'k2']));
+    assert.equal(look.body.state, 'ready');
+    // Both frames in one write: the Manager reads them together, so the CANCEL meets the restore
+    // before any of its I/O has completed.
+    c.socket.cork();
+    const restoring = c.request(OPCODE.restore, { ticket: look.body.ticket, pages: [5, 6, 7] });
+    const cancelling = c.request(OPCODE.cancel, { ticket: look.body.ticket });
+    c.socket.uncork();
+    const [restored, cancelled] = await Promise.all([restoring, cancelling]);
+    assert.equal(cancelled.opcode, OPCODE.cancelled, JSON.stringify(cancelled.body));
+    assert.equal(cancelled.body.state, 'restoring');
+    assert.equal(restored.opcode, OPCODE.restoreResult, JSON.stringify(restored.body));
+    assert.equal(restored.body.state, 'cancelled');
+    await c.close();
+  });
+
   it('keeps namespaces apart: the same hash under another layout is a miss', async () => {
     const pages = pageFile(2, BLOCK);
     const c = await engineClient(m, pages, 2, BLOCK);
