@@ -382,30 +382,18 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
         inFlight--;
         pump();
       };
-      // A defect met serving one request costs this connection, never the Manager.
-      const failed = (error: unknown) => {
-        const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        ctx.logger.error('request-failed', { session: session?.id ?? null, opcode: f.opcode, request: f.requestId, detail, stack: error instanceof Error ? (error.stack ?? null) : null });
-        // The error reply may meet the same defect (a reply that cannot be written): nothing escapes.
-        try {
-          fail(f.requestId, coded('requestFailed', OPCODE_NAMES.get(f.opcode) ?? `opcode ${f.opcode}`, detail));
-        } catch (again) {
-          ctx.logger.error('request-failed-reply', { session: session?.id ?? null, request: f.requestId, detail: again instanceof Error ? again.message : String(again) });
-        }
-        close('request-failed');
-      };
       // Served at once, the slot is given back at once; served later, when its promise settles.
       const run = (): void | Promise<void> => {
         let served: void | Promise<void>;
         try {
           served = closing ? undefined : handle(f, detach);
         } catch (error) {
-          failed(error);
+          failed(f, error);
           return detach();
         }
         if (!(served instanceof Promise)) return detach();
         return served.then(detach, (error: unknown) => {
-          failed(error);
+          failed(f, error);
           detach();
         });
       };
@@ -414,6 +402,18 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       // chain has run by then (no promise hop before a lookup is served).
       if (session === null && !operator) chain = chain.then(run);
       else void run();
+    };
+    // A defect met serving one request costs this connection, never the Manager.
+    const failed = (f: Frame, error: unknown) => {
+      const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      ctx.logger.error('request-failed', { session: session?.id ?? null, opcode: f.opcode, request: f.requestId, detail, stack: error instanceof Error ? (error.stack ?? null) : null });
+      // The error reply may meet the same defect (a reply that cannot be written): nothing escapes.
+      try {
+        fail(f.requestId, coded('requestFailed', OPCODE_NAMES.get(f.opcode) ?? `opcode ${f.opcode}`, detail));
+      } catch (again) {
+        ctx.logger.error('request-failed-reply', { session: session?.id ?? null, request: f.requestId, detail: again instanceof Error ? again.message : String(again) });
+      }
+      close('request-failed');
     };
     const onChunk = (chunk: Buffer) => {
       if (closing) return;

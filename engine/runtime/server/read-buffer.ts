@@ -4,9 +4,10 @@
  *
  * Node gives each read of a socket a fresh ArrayBuffer (a 64 KiB allocation shrunk to what was
  * read). A lookup is two reads (its frame and its RELEASE), so at 10,000 lookups/s that is
- * 20,000 ArrayBuffers a second the garbage collector must sweep: the sweep was 0.1-0.15 ms of
- * every young-generation pause and the longest step of the incremental marking before each
- * mark-compact (4-6 ms, `--trace-gc-nvp` on the development VM), both in the lookup's tail.
+ * 20,000 ArrayBuffers a second the garbage collector must sweep: the sweep was 0.136 ms of every
+ * young-generation pause on the development VM, 0.04-0.06 ms with this (`--trace-gc-nvp`,
+ * spec/bench/results/runtime-gc-dev-vm.txt). The array-buffer sweep at the start of incremental
+ * marking (3-6 ms there, under 0.6 ms on the H100 hosts) did not change with it.
  *
  * Node's own answer is `new net.Socket({ onread: { buffer, callback } })`, which `net.Server`
  * does not offer for the sockets it accepts. This sets the same three fields that option sets

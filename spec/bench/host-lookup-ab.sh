@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The lookup p99 at 10,000/s on a host, an earlier commit's Manager against this tree's, alternated
+# in 3 rounds, each Manager under --trace-gc-nvp and its collector summed (what
+# spec/bench/results/runtime-lookup-ab-h100-host.txt records). Send the tree as for host-run.sh
+# (dist/, the native addon and .gpu-bundle carried) after building, besides spec/bench/host-bundle.sh:
+#   rev=ec72344; rm -rf /tmp/oldtree && mkdir /tmp/oldtree && git archive $rev | tar x -C /tmp/oldtree
+#   ln -s $PWD/node_modules /tmp/oldtree/node_modules && (cd /tmp/oldtree && npx tsc -p tsconfig.build.json)
+#   mkdir -p /tmp/oldtree/spec/bench && cp .gpu-bundle/bench/runtime.bench.mjs /tmp/oldtree/spec/bench/
+#   tar cJf .gpu-bundle/old.tar.xz -C /tmp/oldtree --exclude=./node_modules --exclude=./engine .
+# (the same bench file runs against both Managers: only the Manager differs). Then, on the host:
+#   bash spec/bench/host-lookup-ab.sh
+# AB_VARIANTS lists name|bench-folder|extra node flags (comma-separated) per variant, the variants
+# space-separated (default: old, new; e.g. add "new-noparscav|$PWD/.gpu-bundle/bench|--no-parallel-scavenge");
+# RATES the lookup rates (default 10000).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+b=$PWD/.gpu-bundle
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+mkdir -p /tmp/nodebin
+[[ -x /tmp/nodebin/node ]] || { xz -dc "$b/node.xz" > /tmp/nodebin/node; chmod +x /tmp/nodebin/node; }
+export PATH=/tmp/nodebin:$PATH
+[[ -d node_modules ]] || tar xJf "$b/rt.tar.xz"
+mkdir -p /tmp/old && tar xJf "$b/old.tar.xz" -C /tmp/old && ln -sfn "$PWD/node_modules" /tmp/old/node_modules
+export ORBITKV_NATIVE_ADDON=$PWD/native/build/Release/orbitkv_native.node ORBITKV_BENCH_DIR=/tmp/okv-bench ORBITKV_BENCH_NO_BUILD=1 ORBITKV_BENCH_LOOKUP_RATES=${RATES:-10000} ORBITKV_BENCH_RUNTIME_ROWS=lookup
+{ date -u; nproc; uptime; grep -m1 'model name' /proc/cpuinfo; } | tee "$out/env.txt"
+# "fast" scavenges: less than 60 ms after the last (the lookup phases); mark-compacts: the whole run.
+gcsum() { grep "gc=" "$1" | awk '{for(i=1;i<=NF;i++){split($i,a,"="); v[a[1]]=a[2]} if (v["gc"]=="s" && v["mutator"]<60) {n++; ps+=v["pause"]; if (v["pause"]>mx) mx=v["pause"]; p+=v["promoted"]; ab+=v["scavenge.sweep_array_buffers"]} if (v["gc"]=="mc") {m++; mp+=v["pause"]; ls+=v["incremental_longest_step"]; isw+=v["incremental.sweep_array_buffers"]}} END{printf "gc: fast scavenges %d avg %.3f ms (ab sweep %.3f) max %.2f promoted/scav %d; mark-compacts %d avg pause %.2f ms, longest incremental step avg %.2f ms, incremental ab sweep avg %.2f ms\n", n, (n?ps/n:0), (n?ab/n:0), mx, (n?p/n:0), m, (m?mp/m:0), (m?ls/m:0), (m?isw/m:0)}'; }
+read -r -a variants <<< "${AB_VARIANTS:-old|/tmp/old/spec/bench| new|$b/bench|}"
+for r in 1 2 3; do
+  for v in "${variants[@]}"; do
+    IFS='|' read -r name tree flags <<< "$v"
+    rm -f /tmp/gc.txt
+    echo "== $name round $r" | tee -a "$out/ab.txt"
+    ORBITKV_BENCH_MANAGER_FLAGS="${flags//,/ } --trace-gc --trace-gc-nvp" ORBITKV_BENCH_MANAGER_STDOUT=/tmp/gc.txt node "$tree/runtime.bench.mjs" 2>&1 | grep "^python lookup p" | grep -v "vs an echo" | sed -E 's/ +/ /g; s/\(achieved ([0-9]+\/s).*spinning\)/(\1)/' | cut -c1-110 | tee -a "$out/ab.txt"
+    gcsum /tmp/gc.txt | tee -a "$out/ab.txt"
+  done
+done
+uptime | tee -a "$out/env.txt"
