@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MANAGER_NODE_FLAGS, YOUNG_SEMI_SPACE_MIB } from '../../engine/runtime/server/index.js';
+import { MANAGER_NODE_FLAGS, MANAGER_V8_FLAGS, YOUNG_SEMI_SPACE_MIB } from '../../engine/runtime/server/index.js';
 import { REPO, startManager, tempDir } from './support.js';
 
 const MiB = 1024 * 1024;
@@ -36,6 +36,17 @@ describe('runtime/server/heap-profile: the Manager\'s young generation', functio
     assert.ok(alone.newSpaceBytes > profiled.newSpaceBytes, `new space ${alone.newSpaceBytes} bytes without the profile vs ${profiled.newSpaceBytes} with it`);
     assert.ok(flagged.newSpaceBytes >= YOUNG_SEMI_SPACE_MIB * MiB && flagged.newSpaceBytes <= 2 * YOUNG_SEMI_SPACE_MIB * MiB, `new space ${flagged.newSpaceBytes} bytes with the flags`);
     assert.deepEqual([alone.configured, profiled.configured, flagged.configured], [false, false, true]);
+  });
+
+  it('sets each run-time flag unless node\'s command line gave that flag (the operator\'s value wins)', () => {
+    const applied = (nodeFlags: string[]) => {
+      const r = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', `const { applyManagerHeapProfile } = await import(${JSON.stringify(join(REPO, 'engine/runtime/server/heap-profile.ts'))}); process.stdout.write(JSON.stringify([applyManagerHeapProfile(), applyManagerHeapProfile()]))`], { cwd: REPO, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout) as [string[], string[]];
+    };
+    assert.deepEqual(applied([]), [[...MANAGER_V8_FLAGS], []]);
+    assert.deepEqual(applied(['--heap-growing-percent=0']), [['--semi-space-growth-factor=1'], []]);
+    assert.deepEqual(applied(['--heap_growing_percent=25', '--semi-space-growth-factor=2']), [[], []]);
   });
 
   it('the orbitkv command starts node with MANAGER_NODE_FLAGS (its first line), so `orbitkv serve` gets them', () => {

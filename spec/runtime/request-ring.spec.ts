@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { RequestRing } from '../../engine/runtime/records/index.js';
+import { REQUEST_TEXT_BYTES, RequestRing } from '../../engine/runtime/records/request-ring.js';
 
 const opening = (ticket: number, request = `r${ticket}`) => ({ ticket, request, rank: 0, session: 7, atMs: Date.UTC(2026, 0, 1, 0, 0, ticket), namespace: 'ns', blocks: 4, state: 'pending' });
 
@@ -57,5 +57,27 @@ describe('runtime/records/request-ring: the lookup history in columns', () => {
 
   it('refuses a capacity that is not a positive integer', () => {
     for (const bad of [0, -1, 1.5, NaN]) assert.throws(() => new RequestRing(bad), RangeError);
+  });
+  it('keeps request ids as bytes, not strings, up to REQUEST_TEXT_BYTES of UTF-8, and any id as it came', () => {
+    const ring = new RequestRing(8);
+    const ids = [
+      'cmpl-' + 'a'.repeat(REQUEST_TEXT_BYTES - 5), // exactly the slot
+      'x'.repeat(REQUEST_TEXT_BYTES + 1), // one byte over: kept as a string
+      'é'.repeat(REQUEST_TEXT_BYTES / 2), // 2 bytes a character: exactly the slot
+      'é'.repeat(REQUEST_TEXT_BYTES / 2 + 1), // fewer characters than the slot, more bytes
+      '请求-🚀-' + '0'.repeat(20), // 3- and 4-byte characters
+      'lone \ud800 surrogate', // not UTF-8 at all: kept as a string
+      '',
+      '\u0000nul',
+    ];
+    ids.forEach((id, t) => ring.open(opening(t + 1, id)));
+    assert.deepEqual(ring.list().map((r) => r.request).reverse(), ids);
+    assert.equal(ring.longRequestCount, 3);
+    assert.deepEqual(ring.list({ request: ids[4] }).map((r) => r.ticket), [5]);
+    assert.deepEqual(ring.list({ request: ids[1] }).map((r) => r.ticket), [2]);
+    // A slot whose long id is overwritten by a short one keeps no string.
+    for (let t = 9; t <= 16; t++) ring.open(opening(t, `req-${t}`));
+    assert.equal(ring.longRequestCount, 0);
+    assert.deepEqual(ring.list().map((r) => r.request), Array.from({ length: 8 }, (_, k) => `req-${16 - k}`));
   });
 });

@@ -42,10 +42,24 @@ export const MANAGER_V8_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing
 
 let applied = false;
 
-export function applyManagerHeapProfile(): void {
-  if (applied) return;
+/**
+ * Sets MANAGER_V8_FLAGS, but not one whose name node's command line already gave (the operator's
+ * value wins: `node --heap-growing-percent=0 bin/orbitkv.js serve` keeps V8's own growth policy).
+ * Returns the flags it set.
+ */
+export function applyManagerHeapProfile(execArgv: readonly string[] = process.execArgv): string[] {
+  if (applied) return [];
   applied = true;
-  for (const flag of MANAGER_V8_FLAGS) setFlagsFromString(flag);
+  const given = new Set(execArgv.map(flagName));
+  const set = MANAGER_V8_FLAGS.filter((flag) => !given.has(flagName(flag)));
+  for (const flag of set) setFlagsFromString(flag);
+  return set;
+}
+
+/** A V8 flag's name as V8 matches it: before any `=`, with `_` and `-` alike. */
+function flagName(arg: string): string {
+  const eq = arg.indexOf('=');
+  return (eq < 0 ? arg : arg.slice(0, eq)).replace(/_/g, '-');
 }
 
 /**
