@@ -24,6 +24,8 @@
  * profile of each of those Managers there, ORBITKV_BENCH_MANAGER_FLAGS adds node flags to every
  * Manager (after the ones it always starts with), ORBITKV_BENCH_SERVE_ARGS adds `orbitkv serve`
  * options to the data and lookup rows' Managers (e.g. `--records 16`) and
+ * ORBITKV_BENCH_LOOKUP_TRACE=PREFIX writes each timed Python phase's latencies (ns, in the order
+ * sent) to PREFIX.KIND.RATE (what follows a slow lookup: spec/bench/lookup-trace.py reads them).
  * ORBITKV_BENCH_MANAGER_STDOUT=FILE appends their standard output (e.g. `--trace-gc`) to FILE.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -134,13 +136,13 @@ const PY = String.raw`
 import hashlib, json, sys, time
 sys.path.insert(0, sys.argv[1])
 import orbitkv_client as okv
-sock, profile, ns, rate, seconds, wait = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
+sock, profile, ns, rate, seconds, wait, trace = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7], sys.argv[8]
 c = okv.Connection(sock, spin=wait == "spin")
 c.hello(profile, client="bench")
 # 16 block hashes as vLLM's connector sends them: SHA-256 digests as 64 hex digits (hash_text).
 chain = [hashlib.sha256(b"block %d" % i).hexdigest() for i in range(16)]
 ECHO, LOOKUP, RESULT = okv.OPCODE["echo"], okv.OPCODE["lookupBinary"], okv.OPCODE["lookupBinaryResult"]
-def run(kind):
+def run(kind, traced=False):
     lat = []
     period = 1.0 / rate
     n = int(rate * seconds)
@@ -167,11 +169,14 @@ def run(kind):
                 raise SystemExit("lookup %d: %r" % (i, answer))
             c.release(answer["ticket"])
     elapsed = time.perf_counter() - start
+    if traced and trace:
+        with open("%s.%s.%d" % (trace, kind, int(rate)), "w") as f:
+            f.write("\n".join(str(x) for x in lat))
     lat.sort()
     return {"p50": lat[len(lat) // 2] / 1e3, "p99": lat[int(len(lat) * 0.99)] / 1e3, "rate": n / elapsed}
 run("echo")
 run("lookup")
-print(json.dumps({"echo": run("echo"), "lookup": run("lookup"), "echobody": run("echobody")}))
+print(json.dumps({"echo": run("echo", True), "lookup": run("lookup", True), "echobody": run("echobody", True)}))
 `;
 /** The Python rows' chain: 16 block hashes as vLLM's connector sends them (SHA-256 digests as hex; the Python side computes the same). */
 const LOOKUP_CHAIN = Array.from({ length: 16 }, (_, i) => createHash('sha256').update(`block ${i}`).digest('hex'));
@@ -185,7 +190,7 @@ async function pythonLookupRows(): Promise<void> {
   await k.close();
   closeSync(pages.fd);
   for (const rate of (process.env['ORBITKV_BENCH_LOOKUP_RATES'] ?? '1000,10000').split(',').map(Number)) {
-    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT], { encoding: 'utf8' });
+    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT, process.env['ORBITKV_BENCH_LOOKUP_TRACE'] ?? ''], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr || r.stdout);
     const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number }>;
     for (const q of ['p50', 'p99'] as const) {
