@@ -1,5 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { REQUEST_TEXT_BYTES, RequestRing } from '../../engine/runtime/records/request-ring.js';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAX_RECORDS, REQUEST_TEXT_BYTES, RequestRing } from '../../engine/runtime/records/request-ring.js';
+import { REPO } from './support.js';
 
 const opening = (ticket: number, request = `r${ticket}`) => ({ ticket, request, rank: 0, session: 7, atMs: Date.UTC(2026, 0, 1, 0, 0, ticket), namespace: 'ns', blocks: 4, state: 'pending' });
 
@@ -56,7 +60,14 @@ describe('runtime/records/request-ring: the lookup history in columns', () => {
   });
 
   it('refuses a capacity that is not a positive integer', () => {
-    for (const bad of [0, -1, 1.5, NaN]) assert.throws(() => new RequestRing(bad), RangeError);
+    for (const bad of [0, -1, 1.5, NaN, MAX_RECORDS + 1]) assert.throws(() => new RequestRing(bad), RangeError);
+    assert.equal(new RequestRing(MAX_RECORDS).capacity, MAX_RECORDS);
+  });
+
+  it('`orbitkv serve --records` beyond MAX_RECORDS is a usage error (exit 2) naming the flag and the most, before anything starts', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'engine/cli/main.ts', 'serve', '--socket', join(tmpdir(), `okv-records-${process.pid}`, 'm.sock'), '--records', String(MAX_RECORDS + 1)], { cwd: REPO, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`--records ${MAX_RECORDS + 1} is more than ${MAX_RECORDS}`));
   });
   it('keeps request ids as bytes, not strings, up to REQUEST_TEXT_BYTES of UTF-8, and any id as it came', () => {
     const ring = new RequestRing(8);

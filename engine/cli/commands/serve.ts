@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
+import { MAX_RECORDS } from '../../runtime/records/request-ring.js';
 
 const USAGE = `usage: orbitkv serve [--socket PATH] [--dram SIZE] [--ssd DIR --ssd-size SIZE] [--block-size SIZE]
                      [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N]
@@ -18,7 +19,7 @@ Runs the Manager in the foreground: the cache engines connect to over a Unix soc
   --metrics H:P      serve Prometheus metrics at http://H:P/metrics
   --registry DIR     registry whose rejection checks decide handshakes (default ./contracts, else the embedded one)
   --lease-ms N       how long a ready lookup holds its blocks (default 30000)
-  --records N        lookup records kept for \`orbitkv requests\` (default 10000)
+  --records N        lookup records kept for \`orbitkv requests\` (default 10000, at most 1000000; ~190 bytes each)
   --max-connections N  connections served at once; more are closed at accept and logged (default 1024)
   --handshake-ms N   a connection without HELLO for this long is closed (default 10000)
   --faults SPEC      qualification only (\`orbitkv gate run\`): inject faults, e.g.
@@ -78,13 +79,14 @@ export const command: CommandModule = {
       if (!m || Number(m[2]) > 65535) return report(diagnose('badListenAddress', {}, values.metrics));
       metrics = { host: m[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(m[2]) };
     }
-    const integer = (flag: string, text: string | undefined, fallback: number) => {
+    const integer = (flag: string, text: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER) => {
       if (text === undefined) return fallback;
       if (!/^[0-9]+$/.test(text) || Number(text) < 1) throw new UsageError(`--${flag} '${text}' is not a positive integer`, `orbitkv serve --help`);
+      if (Number(text) > max) throw new UsageError(`--${flag} ${text} is more than ${max}`, `orbitkv serve --help`);
       return Number(text);
     };
     const leaseMs = integer('lease-ms', values['lease-ms'], 30_000);
-    const records = integer('records', values.records, 10_000);
+    const records = integer('records', values.records, 10_000, MAX_RECORDS);
     const maxConnections = integer('max-connections', values['max-connections'], 1024);
     const handshakeMs = integer('handshake-ms', values['handshake-ms'], 10_000);
     const checkpointEvery = integer('checkpoint-every', values['checkpoint-every'], 4096);

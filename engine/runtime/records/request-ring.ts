@@ -60,6 +60,12 @@ export interface RecordOpening {
   state: string;
 }
 
+/**
+ * Most records a ring holds: each costs about 190 bytes (twelve 8-byte columns, three 1-byte ones,
+ * three array slots and its 64-byte request id), so a million is about 190 MB, reserved at start.
+ */
+export const MAX_RECORDS = 1_000_000;
+
 /** Bytes of UTF-8 each record keeps its request id in; a longer id is kept as a string. */
 export const REQUEST_TEXT_BYTES = 64;
 /** The length column's mark for an id kept as a string. */
@@ -104,7 +110,7 @@ export class RequestRing {
   private nextSeq = 0;
 
   constructor(readonly capacity: number) {
-    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isSafeInteger(capacity) || capacity < 1 || capacity > MAX_RECORDS) throw new RangeError(`capacity must be an integer from 1 to ${MAX_RECORDS}, got ${capacity}`);
     const f64 = () => new Float64Array(capacity);
     this.seqs = f64().fill(-1);
     this.tickets = f64();
