@@ -10,9 +10,10 @@
  *
  * The request's id is kept as UTF-8 bytes in a fixed slot of REQUEST_TEXT_BYTES per record (vLLM's
  * and SGLang's request ids fit), not as the string the frame decoded: a string in a ring that
- * outlives the young generation was promoted on every lookup, the last thing each lookup promoted,
- * and on the dev VM it made every scavenge of a lookup stream a quarter longer (0.52 -> 0.67 ms,
- * spec/bench/results/runtime-gc-dev-vm.txt). An id longer than its slot is kept as the string.
+ * outlives the young generation was promoted on every lookup. In the service alone on the dev VM
+ * this took what survives a scavenge from 29 to 20 KB; neither there nor on an H100 host did the
+ * scavenge pause or the lookup p99 move beyond the noise (spec/bench/results/
+ * runtime-lookup-ab-h100-host.txt, host D). An id longer than its slot is kept as the string.
  * A record is written through the handle `open` returns (its sequence number), and a handle whose
  * slot has since been overwritten writes nothing.
  */
