@@ -23,9 +23,9 @@
  * ORBITKV_BENCH_RUNTIME_ROWS=soak only the soak; ORBITKV_BENCH_PROFILE_DIR=DIR writes a CPU
  * profile of each of those Managers there, ORBITKV_BENCH_MANAGER_FLAGS adds node flags to every
  * Manager (after the ones it always starts with), ORBITKV_BENCH_SERVE_ARGS adds `orbitkv serve`
- * options to the data and lookup rows' Managers (e.g. `--records 16`) and
+ * options to the data and lookup rows' Managers (e.g. `--records 16`),
  * ORBITKV_BENCH_LOOKUP_TRACE=PREFIX writes each timed Python phase's latencies (ns, in the order
- * sent) to PREFIX.KIND.RATE (what follows a slow lookup: spec/bench/lookup-trace.py reads them).
+ * sent) to PREFIX.KIND.RATE (what follows a slow lookup: spec/bench/lookup-trace.py reads them), and
  * ORBITKV_BENCH_MANAGER_STDOUT=FILE appends their standard output (e.g. `--trace-gc`) to FILE.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
