@@ -3,3 +3,4 @@ export { TicketClock, type TicketClockOptions } from './ticket-clock.js';
 export { saveMachine, type SaveContext, type SaveInput } from './save.js';
 export { RestoreStream, restoreMachine, type BlockResult, type RestoreContext, type RestoreJob } from './restore.js';
 export { RankAgreement, type RankMember } from './rank-agreement.js';
+export { EventRing, RECORD_INTS } from './event-ring.js';
