@@ -31,6 +31,24 @@ function inWorker(body: string, workerData: unknown): Promise<unknown> {
   });
 }
 
+/** A worker as inWorker's, whose intermediate messages go to `onMessage`; resolves to its last one (`{ done }`). */
+function inWorkerTalking(body: string, workerData: unknown, onMessage: (m: unknown) => void): Promise<unknown> {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    import(${JSON.stringify(TSX_API)}).then(async ({ register }) => {
+      register();
+      const { EventRing } = await import(${JSON.stringify(RING_URL)});
+      const result = await (async () => { ${body} })();
+      parentPort.postMessage({ done: result });
+    });`;
+  const w = new Worker(code, { eval: true, workerData });
+  return new Promise((resolve, reject) => {
+    w.on('message', (m: { done?: unknown }) => (m !== null && typeof m === 'object' && 'done' in m ? resolve(m.done) : onMessage(m)));
+    w.once('error', reject);
+    w.once('exit', (c) => c !== 0 && reject(new Error(`worker exited ${c}`)));
+  });
+}
+
 const all = (ring: EventRing) => {
   const out: number[][] = [];
   ring.drain((a, b, c, d) => out.push([a, b, c, d]));
@@ -143,5 +161,82 @@ describe('runtime/lifecycles/event-ring: a bounded SPSC ring of records in share
     assert.deepEqual(await consumer, { sum: (50 * 51) / 2, n: 50 });
     assert.ok(woken > 0, 'a push found the worker asleep and woke it');
     assert.equal(ring.wake(), false, 'no one sleeps now: no futex wake');
+  });
+  it('a thread that must not block listens: the producer tells it once per listen, and no record is left behind (20,000 in random bursts)', async () => {
+    const memory = EventRing.memory(256);
+    const ring = new EventRing(memory);
+    const N = 20_000;
+    let got = 0;
+    let expected = 0;
+    let messages = 0;
+    const drainAll = () => {
+      ring.drain((a) => {
+        assert.equal(a, expected++);
+        got++;
+      });
+    };
+    const drainAndListen = () => {
+      drainAll();
+      while (!ring.listen()) drainAll();
+    };
+    assert.equal(ring.listen(), true);
+    const producer = inWorkerTalking(
+      `const ring = new EventRing(workerData.memory); let told = 0;
+       for (let i = 0; i < workerData.n; ) {
+         const burst = 1 + Math.floor(Math.random() * 40);
+         for (let k = 0; k < burst && i < workerData.n; k++, i++) {
+           while (!ring.push(i, 0, 0, 0)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+           if (ring.wake()) { told++; parentPort.postMessage(0); }
+         }
+         if (Math.random() < 0.3) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+       }
+       return told;`,
+      { memory, n: N },
+      () => {
+        messages++;
+        drainAndListen();
+      },
+    );
+    const told = (await producer) as number;
+    // The last message may still be on its way: wait for the count, within a bound.
+    for (let i = 0; i < 200 && got < N; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(got, N);
+    assert.ok(told >= 1 && told < N, `told ${told} times for ${N} records`);
+    assert.ok(messages <= told);
+  });
+
+  it('sleepAsync waits for a push while the worker\'s own timers keep running', async () => {
+    const memory = EventRing.memory(16);
+    const ring = new EventRing(memory);
+    const seen: Array<{ a: number; ticks: number }> = [];
+    let ready!: () => void;
+    const started = new Promise<void>((r) => (ready = r));
+    const consumer = inWorkerTalking(
+      `const ring = new EventRing(workerData.memory); let ticks = 0, stop = false;
+       const timer = setInterval(() => ticks++, 2);
+       parentPort.postMessage('ready');
+       while (!stop) {
+         await ring.sleepAsync();
+         ring.drain((a) => { if (a < 0) stop = true; else parentPort.postMessage({ a, ticks }); });
+       }
+       clearInterval(timer);
+       return ticks;`,
+      { memory },
+      (m) => (m === 'ready' ? ready() : seen.push(m as { a: number; ticks: number })),
+    );
+    // The worker's start (its TypeScript loader) takes longer than the pushes: start when it waits.
+    await started;
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      ring.push(i, 0, 0, 0);
+      ring.wake();
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    ring.push(-1, 0, 0, 0);
+    ring.wake();
+    const ticks = (await consumer) as number;
+    assert.deepEqual(seen.map((x) => x.a), Array.from({ length: 10 }, (_, i) => i));
+    assert.ok(seen[9]!.ticks > seen[0]!.ticks, `the worker's interval ran while it waited (${seen[0]!.ticks} -> ${seen[9]!.ticks})`);
+    assert.ok(ticks > 20, `ticks ${ticks}`);
   });
 });

@@ -12,9 +12,16 @@
  *
  * One thread pushes and one drains. The producer publishes a record by storing the head after the
  * record's integers (Atomics.store: sequentially consistent), and the consumer reads the head
- * before the records, so a record it sees is whole. A consumer that is about to sleep says so
- * (`sleeping`), and `wake` costs a futex wake only then.
+ * before the records, so a record it sees is whole. A consumer that is about to wait says so (a
+ * flag), and `wake` costs a futex wake only then, and only once per wait: it takes the flag down.
+ * A consumer waits in one of three ways: `sleep` blocks (a worker with nothing else to run),
+ * `sleepAsync` awaits (a worker whose timers must keep running), and `listen` only raises the flag,
+ * for a thread that must never block (the main one): its producer sends it a message when `wake`
+ * says it took the flag.
  */
+
+/** Atomics.waitAsync (in node 20, not in lib ES2023). */
+const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, index: number, value: number, timeoutMs?: number): { async: false; value: string } | { async: true; value: Promise<string> } }).waitAsync;
 
 /** 32-bit integers in one record. */
 export const RECORD_INTS = 4;
@@ -105,9 +112,35 @@ export class EventRing {
     Atomics.store(this.control, SLEEPING, 0);
   }
 
-  /** The producer's nudge after pushing: wakes a sleeping consumer (a futex wake only if it sleeps). */
+  /** `sleep` without blocking: awaits a push (Atomics.waitAsync), or `timeoutMs`; at once when records wait. */
+  async sleepAsync(timeoutMs?: number): Promise<void> {
+    Atomics.store(this.control, SLEEPING, 1);
+    const head = Atomics.load(this.control, HEAD);
+    if (head === Atomics.load(this.control, TAIL)) {
+      const waited = waitAsync(this.control, HEAD, head, timeoutMs);
+      if (waited.async) await waited.value;
+    }
+    Atomics.store(this.control, SLEEPING, 0);
+  }
+
+  /**
+   * The wait of a consumer that must not block: raises the flag and returns true when nothing
+   * waits (the producer's next `wake` returns true: it should then tell this consumer, e.g. by a
+   * message, to drain), or lowers it again and returns false when records wait (drain them first).
+   */
+  listen(): boolean {
+    Atomics.store(this.control, SLEEPING, 1);
+    if (Atomics.load(this.control, HEAD) === Atomics.load(this.control, TAIL)) return true;
+    Atomics.store(this.control, SLEEPING, 0);
+    return false;
+  }
+
+  /**
+   * The producer's nudge after pushing. When the consumer waits, takes its flag down, wakes it if
+   * it sleeps (a futex wake) and returns true (once per wait: a listener is told once); else false.
+   */
   wake(): boolean {
-    if (Atomics.load(this.control, SLEEPING) === 0) return false;
+    if (Atomics.compareExchange(this.control, SLEEPING, 1, 0) !== 1) return false;
     Atomics.notify(this.control, HEAD, 1);
     return true;
   }
