@@ -14,6 +14,9 @@ const TSX_API = (() => {
   return pathToFileURL(join(dirname(manifest), pkg.exports['./esm/api']!.import.default)).href;
 })();
 
+/** Every worker a spec started: terminated after each spec, so one that failed leaves none running. */
+const workers: Worker[] = [];
+
 /** A worker running `body` (an async function's body) with `EventRing` and `workerData` in scope; resolves to what it posts. */
 function inWorker(body: string, workerData: unknown): Promise<unknown> {
   const code = `
@@ -24,6 +27,7 @@ function inWorker(body: string, workerData: unknown): Promise<unknown> {
       parentPort.postMessage(await (async () => { ${body} })());
     });`;
   const w = new Worker(code, { eval: true, workerData });
+  workers.push(w);
   return new Promise((resolve, reject) => {
     w.once('message', resolve);
     w.once('error', reject);
@@ -42,6 +46,7 @@ function inWorkerTalking(body: string, workerData: unknown, onMessage: (m: unkno
       parentPort.postMessage({ done: result });
     });`;
   const w = new Worker(code, { eval: true, workerData });
+  workers.push(w);
   return new Promise((resolve, reject) => {
     w.on('message', (m: { done?: unknown }) => (m !== null && typeof m === 'object' && 'done' in m ? resolve(m.done) : onMessage(m)));
     w.once('error', reject);
@@ -57,6 +62,9 @@ const all = (ring: EventRing) => {
 
 describe('runtime/lifecycles/event-ring: a bounded SPSC ring of records in shared memory', function () {
   this.timeout(60_000);
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.terminate()));
+  });
 
   it('hands records back in order, each whole; refuses a push when full and overwrites nothing', () => {
     const ring = new EventRing(EventRing.memory(4));
