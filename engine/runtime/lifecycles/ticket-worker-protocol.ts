@@ -1,0 +1,43 @@
+/**
+ * What the main thread and the ticket worker (ticket-worker.ts, ticket-worker-thread.ts) say to
+ * each other: events for a slot's actor, and reports of its states and effects, each one
+ * EventRing record [kind, slot, a, b].
+ */
+import type { TicketState } from './lookup-ticket.js';
+
+/** Main -> worker: an event for the actor in `slot`. */
+export const TICKET_EVENT_KIND = {
+  /** a = deadline ms, b = agreed boundary (-1: none yet). */
+  open: 1,
+  /** a = boundary. */
+  agreed: 2,
+  defer: 3,
+  cancel: 4,
+  release: 5,
+  consume: 6,
+  consumed: 7,
+  /** The worker stops (slot ignored). */
+  stop: 8,
+} as const;
+
+/** Worker -> main: what the actor in `slot` did. */
+export const TICKET_REPORT_KIND = {
+  /** a = the state's code (TICKET_STATE_CODES). */
+  state: 1,
+  /** a = boundary: leases beyond it go. */
+  settle: 2,
+  /** Every lease of the slot's ticket goes. */
+  releaseAll: 3,
+  /** The actor failed and was dropped: the ticket ends with its leases given back. */
+  error: 4,
+} as const;
+
+/** The lookup ticket's states, by code. */
+export const TICKET_STATE_CODES: readonly TicketState[] = ['idle', 'pending', 'ready', 'restoring', 'miss', 'timedOut', 'cancelled', 'released', 'expired', 'consumed'];
+
+export interface TicketWorkerData {
+  events: SharedArrayBuffer;
+  reports: SharedArrayBuffer;
+  leaseMs: number;
+  slots: number;
+}

@@ -1,0 +1,81 @@
+/**
+ * The ticket worker's thread: pooled lookup-ticket actors (the same machine and clock the Manager
+ * runs in-process), one per slot, stepped by the events the main thread pushes and reporting each
+ * state and effect back. It waits in `sleepAsync`, so the actors' `after` timers run on its own
+ * event loop; its garbage is collected on its own heap.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createActor, type ActorRefFrom } from 'xstate';
+import { EventRing } from './event-ring.js';
+import { lookupTicketMachine, type TicketEvent, type TicketState } from './lookup-ticket.js';
+import { TicketClock } from './ticket-clock.js';
+import { TICKET_EVENT_KIND as E, TICKET_REPORT_KIND as R, TICKET_STATE_CODES, type TicketWorkerData } from './ticket-worker-protocol.js';
+
+const data = workerData as TicketWorkerData;
+const events = new EventRing(data.events);
+const reports = new EventRing(data.reports);
+const clock = new TicketClock();
+const stateCode = new Map<TicketState, number>(TICKET_STATE_CODES.map((s, i) => [s, i]));
+const actors: (ActorRefFrom<typeof lookupTicketMachine> | undefined)[] = new Array(data.slots).fill(undefined);
+/** Blocks for a millisecond while the report ring is full (main drains it on the message it got). */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+function report(kind: number, slot: number, a = 0): void {
+  while (!reports.push(kind, slot, a, 0)) Atomics.wait(pause, 0, 0, 1);
+  if (reports.wake()) parentPort!.postMessage(0);
+}
+
+function actorFor(slot: number): ActorRefFrom<typeof lookupTicketMachine> {
+  let actor = actors[slot];
+  if (actor === undefined) {
+    actor = createActor(lookupTicketMachine, {
+      clock,
+      input: { effects: { settle: (boundary) => report(R.settle, slot, boundary), releaseAll: () => report(R.releaseAll, slot) }, leaseMs: data.leaseMs },
+    });
+    actor.subscribe({
+      next: (snapshot) => report(R.state, slot, stateCode.get(snapshot.value as TicketState)!),
+      error: () => {
+        actors[slot] = undefined;
+        report(R.error, slot);
+      },
+    });
+    actor.start();
+    actors[slot] = actor;
+  }
+  return actor;
+}
+
+const FIXED: Record<number, TicketEvent> = {
+  [E.defer]: { type: 'DEFER' },
+  [E.cancel]: { type: 'CANCEL' },
+  [E.release]: { type: 'RELEASE' },
+  [E.consume]: { type: 'CONSUME' },
+  [E.consumed]: { type: 'CONSUMED' },
+};
+
+let stopped = false;
+function step(kind: number, slot: number, a: number, b: number): void {
+  if (kind === E.stop) {
+    stopped = true;
+    return;
+  }
+  if (!(slot >= 0 && slot < data.slots)) throw new RangeError(`ticket worker: slot ${slot} is outside 0..${data.slots - 1}`);
+  const actor = actorFor(slot);
+  if (kind === E.open) actor.send(b < 0 ? { type: 'OPEN', deadlineMs: a } : { type: 'OPEN', deadlineMs: a, agreed: b });
+  else if (kind === E.agreed) actor.send({ type: 'AGREED', boundary: a });
+  else {
+    const event = FIXED[kind];
+    if (event === undefined) throw new RangeError(`ticket worker: unknown event kind ${kind}`);
+    actor.send(event);
+  }
+}
+
+// The port keeps this thread alive while it waits (Atomics.waitAsync alone does not).
+parentPort!.on('message', () => {});
+void (async () => {
+  while (!stopped) {
+    events.drain(step);
+    if (!stopped) await events.sleepAsync();
+  }
+  process.exit(0);
+})();

@@ -1,0 +1,118 @@
+/**
+ * The lookup-ticket actors on a worker thread: the main thread sends a slot's actor its events
+ * and hears what the actor did (its states and its effects on leases), so the actors' allocation,
+ * three quarters of what a lookup allocates in the Manager, is collected on the worker's heap and
+ * its pauses hold up no reply (spec/bench/proto/actor-worker and spec/bench/results/
+ * runtime-gc-dev-vm.txt measured the main isolate's scavenges fall to nothing but its own).
+ *
+ * Not yet what the Manager runs: the service steps its actors in-process (see the note on issue 13
+ * for what wiring this in needs). What is here: the actors run as they do in-process (the same
+ * machine, clock and pool per slot), and every report reaches `onReport` in the order the actor
+ * made it (effects before the state they come with, as in-process).
+ *
+ * Bounded: the event ring holds RING records; events pushed while it is full wait in an overflow
+ * of at most `slots` x EVENTS_PER_SLOT (the service sends a slot's ticket a bounded number of events)
+ * and are pushed as the worker takes the ring's. The report ring is as large; a worker that
+ * finds it full waits for main to drain it. Main never blocks: it drains reports when the worker
+ * says (a message, once per `listen`).
+ */
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../threads/module-worker.js';
+import { EventRing } from './event-ring.js';
+import { TICKET_EVENT_KIND, type TicketWorkerData } from './ticket-worker-protocol.js';
+
+/** Records in each ring. */
+const RING = 4096;
+/** Most events a slot's ticket is sent before its end is reported (OPEN, AGREED or DEFER, CANCEL or RELEASE or CONSUME, CONSUMED, and one spare). */
+export const EVENTS_PER_SLOT = 6;
+
+export interface TicketWorkerOptions {
+  /** Slots (actors) the worker may hold: the service's most open tickets. */
+  slots: number;
+  /** How long a ready ticket holds its leases before it expires. */
+  leaseMs: number;
+  /** What a slot's actor did (TICKET_REPORT_KIND), in order. */
+  onReport(slot: number, kind: number, value: number): void;
+  /** The worker ended without being closed (crashed, or a defect stopped it). */
+  onExit(error: Error): void;
+}
+
+export class TicketWorker {
+  private readonly events: EventRing;
+  private readonly reports: EventRing;
+  private readonly worker: Worker;
+  /** Events the full ring could not take yet, oldest first (flat: kind, slot, a, b). */
+  private overflow: number[] = [];
+  private readonly overflowMax: number;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly options: TicketWorkerOptions) {
+    if (!Number.isSafeInteger(options.slots) || options.slots < 1) throw new RangeError(`slots must be a positive integer, got ${options.slots}`);
+    const events = EventRing.memory(RING);
+    const reports = EventRing.memory(RING);
+    this.events = new EventRing(events);
+    this.reports = new EventRing(reports);
+    this.overflowMax = options.slots * EVENTS_PER_SLOT;
+    const data: TicketWorkerData = { events, reports, leaseMs: options.leaseMs, slots: options.slots };
+    this.worker = startModuleWorker(import.meta.url, 'ticket-worker-thread', data);
+    this.worker.on('message', () => this.drainReports());
+    this.worker.once('error', (error) => this.ended(error));
+    this.worker.once('exit', (code) => this.ended(new Error(`the ticket worker exited with code ${code}`)));
+    this.reports.listen();
+  }
+
+  /** Sends the actor in `slot` an event (TICKET_EVENT_KIND; `a`, `b` as the kind says). */
+  send(slot: number, kind: number, a = 0, b = 0): void {
+    if (this.closing) throw new Error('the ticket worker is closed');
+    if (this.overflow.length > 0) this.flush();
+    if (this.overflow.length === 0 && this.events.push(kind, slot, a, b)) {
+      this.events.wake();
+      return;
+    }
+    if (this.overflow.length / 4 >= this.overflowMax) throw new RangeError(`ticket worker: ${this.overflowMax} events waiting for the worker (${this.options.slots} slots x ${EVENTS_PER_SLOT}); more is a defect of the sender`);
+    this.overflow.push(kind, slot, a, b);
+    this.events.wake();
+  }
+
+  /** Events waiting in the overflow for room in the ring. */
+  get waiting(): number {
+    return this.overflow.length / 4;
+  }
+
+  /** Stops the worker (its actors and their timers go with it). */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = new Promise<void>((resolve) => {
+      this.worker.once('exit', () => resolve());
+      this.overflow = [];
+      if (!this.events.push(TICKET_EVENT_KIND.stop, 0, 0, 0)) void this.worker.terminate();
+      this.events.wake();
+    });
+    return this.closing;
+  }
+
+  private flush(): void {
+    const o = this.overflow;
+    let i = 0;
+    while (i < o.length && this.events.push(o[i]!, o[i + 1]!, o[i + 2]!, o[i + 3]!)) i += 4;
+    if (i > 0) {
+      this.overflow = o.slice(i);
+      this.events.wake();
+    }
+  }
+
+  private drainReports(): void {
+    const onReport = this.options.onReport;
+    const each = (kind: number, slot: number, value: number) => onReport(slot, kind, value);
+    do this.reports.drain(each);
+    while (!this.reports.listen());
+    // The worker took events: room for those that waited.
+    if (this.overflow.length > 0) this.flush();
+  }
+
+  private ended(error: Error): void {
+    if (this.closing) return;
+    this.closing = Promise.resolve();
+    this.options.onExit(error);
+  }
+}

@@ -1,0 +1,115 @@
+import { strict as assert } from 'node:assert';
+import { createActor } from 'xstate';
+import { lookupTicketMachine, TicketClock, type TicketEvent, type TicketState } from '../../engine/runtime/lifecycles/index.js';
+import { TicketWorker } from '../../engine/runtime/lifecycles/ticket-worker.js';
+import { TICKET_EVENT_KIND as E, TICKET_REPORT_KIND as R, TICKET_STATE_CODES } from '../../engine/runtime/lifecycles/ticket-worker-protocol.js';
+
+type Report = [slot: number, kind: number, value: number];
+const name = ([slot, kind, value]: Report) =>
+  kind === R.state ? `${slot}:${TICKET_STATE_CODES[value]}` : kind === R.settle ? `${slot}:settle(${value})` : kind === R.releaseAll ? `${slot}:releaseAll` : `${slot}:error`;
+
+/** The same events to an in-process actor: what it does, named as the worker's reports are. */
+function inProcess(events: TicketEvent[], leaseMs = 600_000): string[] {
+  const out: string[] = [];
+  const actor = createActor(lookupTicketMachine, { clock: new TicketClock(), input: { effects: { settle: (b) => out.push(`0:settle(${b})`), releaseAll: () => out.push('0:releaseAll') }, leaseMs } });
+  actor.subscribe({ next: (s) => out.push(`0:${s.value as TicketState}`) });
+  actor.start();
+  for (const e of events) actor.send(e);
+  actor.stop();
+  return out;
+}
+
+/** Waits until `done()` holds, at most 20 s (then fails). */
+async function within(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('not within 20 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker thread', function () {
+  this.timeout(60_000);
+  const open: TicketWorker[] = [];
+  /** A worker whose reports are collected; `until(n)` waits for n of them. */
+  const start = (slots: number, leaseMs = 600_000) => {
+    const reports: Report[] = [];
+    const exits: Error[] = [];
+    let waiter: (() => void) | null = null;
+    let want = 0;
+    const w = new TicketWorker({
+      slots,
+      leaseMs,
+      onReport: (slot, kind, value) => {
+        reports.push([slot, kind, value]);
+        if (waiter && reports.length >= want) waiter();
+      },
+      onExit: (e) => exits.push(e),
+    });
+    open.push(w);
+    const until = (n: number, ms = 20_000) =>
+      new Promise<void>((resolve, reject) => {
+        if (reports.length >= n) return resolve();
+        want = n;
+        const t = setTimeout(() => reject(new Error(`${reports.length} of ${n} reports: ${reports.map(name).join(' ')}`)), ms);
+        waiter = () => {
+          clearTimeout(t);
+          waiter = null;
+          resolve();
+        };
+      });
+    return { w, reports, exits, until };
+  };
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((w) => w.close()));
+  });
+
+  it('an agreed OPEN and a RELEASE: the same effects and states, in the same order, as the actor in-process', async () => {
+    const { w, reports, until } = start(4);
+    w.send(0, E.open, 1000, 16);
+    w.send(0, E.release);
+    const expected = inProcess([{ type: 'OPEN', deadlineMs: 1000, agreed: 16 }, { type: 'RELEASE' }]);
+    await until(expected.length);
+    assert.deepEqual(reports.map(name), expected);
+    assert.deepEqual(expected.slice(-2), ['0:releaseAll', '0:released']);
+  });
+
+  it('its own timers run: a pending ticket times out, and a ready one expires, with no event from this thread', async () => {
+    const { w, reports } = start(4, 40);
+    w.send(1, E.open, 30, -1); // pending, 30 ms deadline
+    w.send(2, E.open, 1000, 8); // ready, 40 ms lease
+    const by = (slot: number) => reports.filter((r) => r[0] === slot).map(name);
+    await within(() => by(1).includes('1:timedOut') && by(2).includes('2:expired'));
+    assert.deepEqual(by(1), ['1:idle', '1:pending', '1:releaseAll', '1:timedOut']);
+    assert.deepEqual(by(2), ['2:idle', '2:settle(8)', '2:ready', '2:releaseAll', '2:expired']);
+  });
+
+  it('3,000 slots each opened and released at once (6,000 events for a ring of 4,096): the rest wait in the bounded queue, and every ticket ends released', async () => {
+    const { w, reports, exits } = start(3000);
+    for (let s = 0; s < 3000; s++) w.send(s, E.open, 1000, 4);
+    for (let s = 0; s < 3000; s++) w.send(s, E.release);
+    assert.ok(w.waiting > 0, 'some events waited for room in the ring');
+    const ended = () => new Set(reports.filter((r) => r[1] === R.state && TICKET_STATE_CODES[r[2]] === 'released').map((r) => r[0])).size;
+    await within(() => ended() === 3000);
+    assert.deepEqual(exits, []);
+    assert.equal(w.waiting, 0);
+  });
+
+  it('refuses more waiting events than its slots allow (a defect of the sender), and a closed worker refuses any', async () => {
+    const { w } = start(1);
+    assert.throws(() => {
+      for (let i = 0; i < 10_000; i++) w.send(0, E.defer);
+    }, /events waiting for the worker/);
+    await w.close();
+    assert.throws(() => w.send(0, E.release), /closed/);
+  });
+
+  it('a worker that dies is reported (onExit), and close() after it resolves', async () => {
+    const { w, exits } = start(2);
+    w.send(0, 99); // an unknown event kind: a defect, the thread throws
+    for (let i = 0; i < 200 && exits.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(exits.length, 1);
+    assert.match(exits[0]!.message, /unknown event kind 99|exited with code/);
+    await w.close();
+  });
+});
