@@ -1,9 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, extname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startModuleWorker } from '../threads/module-worker.js';
 import type { Contract } from '../model/index.js';
 import { type Diagnostic, UsageDiagnostic, diagnose, sortDiagnostics } from '../diagnostics/index.js';
 import { loadContractFile } from './load-file.js';
@@ -62,7 +61,7 @@ export async function loadRegistryParallel(root: string, options: ParallelOption
   // saves. Running from TypeScript sources (tsx), each worker would start its own compiler: one
   // thread is faster there unless workers are asked for.
   // With fewer than 4 cores this thread's share (receiving, then the rules) leaves too little to gain.
-  const fromSources = workerUrl().pathname.endsWith('.ts');
+  const fromSources = extname(fileURLToPath(import.meta.url)) === '.ts';
   const cores = availableParallelism();
   const workers = Math.max(1, options.workers ?? (fromSources || cores < 4 ? 1 : Math.min(cores, 16, Math.ceil(paths.length / 100))));
   if (paths.length < threshold || workers < 2) {
@@ -96,30 +95,9 @@ export async function loadRegistryParallel(root: string, options: ParallelOption
   return { registry: new Registry(dir, entries, refused), diagnostics: sortDiagnostics(diagnostics) };
 }
 
-/** The worker module next to this one, with this module's extension (`.ts` under tsx, `.js` built). */
-function workerUrl(): URL {
-  return new URL(`./load-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-}
-
-function startWorker(input: LoadWorkerInput): Worker {
-  const url = workerUrl();
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData: input });
-  // Under tsx (specs, `npx tsx`) a worker does not inherit the TypeScript loader: register it first.
-  const api = tsxEsmApi();
-  const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(code, { eval: true, workerData: input });
-}
-
-/** tsx's ESM `register` module, found through its package exports (there is no `import.meta.resolve` under tsx's CJS transform). */
-function tsxEsmApi(): string {
-  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-  return pathToFileURL(join(dirname(manifest), pkg.exports['./esm/api']!.import.default)).href;
-}
-
 function runLoadWorker(input: LoadWorkerInput): Promise<LoadedBatch[]> {
   return new Promise((done, fail) => {
-    const worker = startWorker(input);
+    const worker = startModuleWorker(import.meta.url, 'load-worker', input);
     const result: LoadedBatch[] = [];
     let finished = false;
     worker.on('message', (message: LoadedBatch | null) => {

@@ -1,9 +1,6 @@
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { readFileSync } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../threads/module-worker.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { GrammarMismatchError, loadPythonParser, pythonWasmPath } from './grammar.js';
 import { type ScanOptions, scanFile } from './scan-file.js';
@@ -49,24 +46,6 @@ export function workerCount(count: number, threads?: number): number {
   return Math.max(0, Math.min(availableParallelism() - 1, Math.floor(count / FILES_PER_WORKER)));
 }
 
-/** tsx's ESM register API (its `import` export: the CommonJS one misresolves when imported). */
-function tsxEsmApi(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-  return pathToFileURL(join(dirname(manifest), pkg.exports['./esm/api']!.import.default)).href;
-}
-
-function startWorker(options: ScanOptions, work: PoolWork): Worker {
-  const self = new URL(import.meta.url);
-  const entry = new URL(`./worker${extname(self.pathname)}`, self);
-  const workerData = { wasmPath: pythonWasmPath(), options, work };
-  if (extname(self.pathname) !== '.ts') return new Worker(entry, { workerData });
-  // Running from TypeScript sources (specs, `tsx`): worker threads do not inherit tsx's loader.
-  const code = `import(${JSON.stringify(tsxEsmApi())}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(code, { eval: true, workerData });
-}
-
 /**
  * Scans every file with a pool of worker threads, each loading the grammar once, and returns
  * the scans in input order. The calling thread takes batches too, so a worker's start-up
@@ -98,7 +77,7 @@ export async function scanFiles(files: readonly ScanTarget[], options: ScanOptio
   if (pending === 0) finish!();
   try {
     for (let i = 0; i < count && (batchCount > 1 || !caller); i++) {
-      const worker = startWorker(options, work);
+      const worker = startModuleWorker(import.meta.url, 'worker', { wasmPath: pythonWasmPath(), options, work });
       workers.push(worker);
       worker.on('message', (reply: PoolReply) => {
         if (reply.type === 'grammar') return fail!(new GrammarMismatchError(reply.diagnostic));
