@@ -66,6 +66,7 @@ describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker
 
   it('an agreed OPEN and a RELEASE: the same effects and states, in the same order, as the actor in-process', async () => {
     const { w, reports, until } = start(4);
+    await w.ready;
     w.send(0, E.open, 1000, 16);
     w.send(0, E.release);
     const expected = inProcess([{ type: 'OPEN', deadlineMs: 1000, agreed: 16 }, { type: 'RELEASE' }]);
@@ -109,7 +110,14 @@ describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker
     w.send(0, 99); // an unknown event kind: a defect, the thread throws
     for (let i = 0; i < 200 && exits.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(exits.length, 1);
+    await w.ready; // it had started: ready stays resolved
     assert.match(exits[0]!.message, /unknown event kind 99|exited with code/);
     await w.close();
+  });
+
+  it('ready settles for a worker closed at once (it posts ready before it reads the stop), never left pending', async () => {
+    const { w } = start(2);
+    await w.close();
+    assert.equal(await w.ready.then(() => 'started', (e: Error) => e.message), 'started');
   });
 });

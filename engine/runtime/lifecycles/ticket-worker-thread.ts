@@ -72,6 +72,8 @@ function step(kind: number, slot: number, a: number, b: number): void {
 
 // The port keeps this thread alive while it waits (Atomics.waitAsync alone does not).
 parentPort!.on('message', () => {});
+// Main waits for this before it sends events at any rate (see TicketWorker.ready).
+parentPort!.postMessage('ready');
 void (async () => {
   while (!stopped) {
     events.drain(step);

@@ -45,6 +45,12 @@ export class TicketWorker {
   private overflow: number[] = [];
   private readonly overflowMax: number;
   private closing: Promise<void> | null = null;
+  /**
+   * Resolves once the worker runs its loop; rejects if it ends first. Until then events wait in the
+   * ring and the overflow, which are sized for a worker that keeps up: a caller awaits this before it
+   * sends at any rate (the Manager, before it serves).
+   */
+  readonly ready: Promise<void>;
 
   constructor(private readonly options: TicketWorkerOptions) {
     if (!Number.isSafeInteger(options.slots) || options.slots < 1) throw new RangeError(`slots must be a positive integer, got ${options.slots}`);
@@ -55,9 +61,24 @@ export class TicketWorker {
     this.overflowMax = options.slots * EVENTS_PER_SLOT;
     const data: TicketWorkerData = { events, reports, leaseMs: options.leaseMs, slots: options.slots };
     this.worker = startModuleWorker(import.meta.url, 'ticket-worker-thread', data);
-    this.worker.on('message', () => this.drainReports());
-    this.worker.once('error', (error) => this.ended(error));
-    this.worker.once('exit', (code) => this.ended(new Error(`the ticket worker exited with code ${code}`)));
+    let started!: () => void;
+    let failed!: (error: Error) => void;
+    this.ready = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      failed = reject;
+    });
+    // Handled here so that a worker that ends before it is awaited is no unhandled rejection.
+    this.ready.catch(() => undefined);
+    this.worker.on('message', (m: unknown) => (m === 'ready' ? started() : this.drainReports()));
+    this.worker.once('error', (error) => {
+      failed(error);
+      this.ended(error);
+    });
+    this.worker.once('exit', (code) => {
+      const error = new Error(`the ticket worker exited with code ${code}`);
+      failed(error);
+      this.ended(error);
+    });
     this.reports.listen();
   }
 

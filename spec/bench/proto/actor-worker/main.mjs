@@ -4,8 +4,8 @@
 // records through a SharedArrayBuffer ring (Atomics.notify when the worker sleeps) to a worker thread
 // that steps the actor and reports each state and effect back through a second ring; MODE=none only
 // paces. Paced at RATE lookups/s (default 10000) for S seconds by spinning in 20 ms slices. Run after
-// `npm run build`, e.g.:
-//   for m in none local worker; do MODE=$m node --min-semi-space-size=8 --max-semi-space-size=8 \
+// `npm run build` (MODE=module: the same through dist's TicketWorker), e.g.:
+//   for m in none local worker module; do MODE=$m node --min-semi-space-size=8 --max-semi-space-size=8 \
 //     --no-allocation-site-pretenuring --trace-gc --trace-gc-nvp spec/bench/proto/actor-worker/main.mjs > /tmp/$m.txt; done
 // and count each isolate's scavenges in /tmp/$m.txt (the first field names the isolate).
 // Measured on the dev VM: spec/bench/results/runtime-gc-dev-vm.txt, last section.
@@ -17,7 +17,25 @@ const { lookupTicketMachine, TicketClock } = await import(new URL('../../../../d
 const MODE = process.env.MODE ?? 'local', N = Number(process.env.N ?? 200000), cap = 4096;
 let send, drain = () => 0, done;
 let reports = 0;
-if (MODE === 'none') { send = () => {}; done = () => {}; } else if (MODE === 'worker') {
+if (MODE === 'none') { send = () => {}; done = () => {}; } else if (MODE === 'module') {
+  // The same through engine/runtime/lifecycles/ticket-worker.ts (built): each lookup takes a free
+  // slot, and a slot is free again once its actor reports the ticket released (as a service would).
+  const { TicketWorker, TICKET_EVENT_KIND, TICKET_REPORT_KIND, TICKET_STATE_CODES } = await import(new URL('../../../../dist/engine/runtime/lifecycles/index.js', import.meta.url).href);
+  const SLOTS = 4096;
+  const free = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
+  const released = TICKET_STATE_CODES.indexOf('released');
+  let slot = -1;
+  const w = new TicketWorker({ slots: SLOTS, leaseMs: 600000, onReport: (s, kind, value) => { reports++; if (kind === TICKET_REPORT_KIND.state && value === released) free.push(s); }, onExit: (e) => console.error('worker ended', e.message) });
+  await w.ready;
+  send = (type, ticket, agreed) => {
+    if (type === 1) {
+      slot = free.pop();
+      if (slot === undefined) throw new Error('no free slot: the worker is more than 4096 lookups behind');
+      w.send(slot, TICKET_EVENT_KIND.open, 1000, agreed);
+    } else w.send(slot, TICKET_EVENT_KIND.release);
+  };
+  done = () => w.close();
+} else if (MODE === 'worker') {
   const inSab = Ring.create(cap), outSab = Ring.create(cap);
   const inRing = new Ring(inSab, cap), outRing = new Ring(outSab, cap);
   const w = new Worker(new URL('./worker.mjs', import.meta.url), { workerData: { inSab, outSab, cap } });
