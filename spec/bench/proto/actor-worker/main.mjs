@@ -1,21 +1,18 @@
-// A prototype, not the Manager: where a lookup's two xstate transitions could run so that their
-// garbage is not the Manager's. MODE=local steps a pooled lookup-ticket actor (dist/'s machine and
-// clock) in this isolate, as the Manager does; MODE=worker sends the same OPEN and RELEASE as 16-byte
-// records through a SharedArrayBuffer ring (Atomics.notify when the worker sleeps) to a worker thread
-// that steps the actor and reports each state and effect back through a second ring; MODE=none only
-// paces. Paced at RATE lookups/s (default 10000) for S seconds by spinning in 20 ms slices. Run after
-// `npm run build` (MODE=module: the same through dist's TicketWorker), e.g.:
-//   for m in none local worker module; do MODE=$m node --min-semi-space-size=8 --max-semi-space-size=8 \
+// A harness, not the Manager: where a lookup's two xstate transitions run, and whose heap collects
+// their garbage. MODE=local steps a pooled lookup-ticket actor (dist/'s machine and clock) in this
+// isolate, as the Manager does; MODE=module sends the same OPEN and RELEASE through dist's TicketWorker
+// (engine/runtime/lifecycles/ticket-worker.ts: the actors on a worker thread, over EventRings), a slot
+// per open ticket; MODE=none only paces. Paced at RATE lookups/s (default 10000) for S seconds (default
+// 4) by spinning in 20 ms slices. Run after `npm run build`, on an otherwise idle machine, e.g.:
+//   for m in none local module; do MODE=$m node --min-semi-space-size=8 --max-semi-space-size=8 \
 //     --no-allocation-site-pretenuring --trace-gc --trace-gc-nvp spec/bench/proto/actor-worker/main.mjs > /tmp/$m.txt; done
 // and count each isolate's scavenges in /tmp/$m.txt (the first field names the isolate).
-// Measured on the dev VM: spec/bench/results/runtime-gc-dev-vm.txt, last section.
-// The lookup loop's actor steps: in this isolate (MODE=local) or in a worker over SAB rings (MODE=worker).
-import { Worker } from 'node:worker_threads';
+// Measured on the dev VM: spec/bench/results/runtime-gc-dev-vm.txt, its last two sections (the first
+// of them with this harness's own ring and worker, which TicketWorker replaced: see git history).
 import { createActor } from 'xstate';
-import { Ring } from './ring.mjs';
 const { lookupTicketMachine, TicketClock } = await import(new URL('../../../../dist/engine/runtime/lifecycles/index.js', import.meta.url).href);
-const MODE = process.env.MODE ?? 'local', N = Number(process.env.N ?? 200000), cap = 4096;
-let send, drain = () => 0, done;
+const MODE = process.env.MODE ?? 'local';
+let send, done;
 let reports = 0;
 if (MODE === 'none') { send = () => {}; done = () => {}; } else if (MODE === 'module') {
   // The same through engine/runtime/lifecycles/ticket-worker.ts (built): each lookup takes a free
@@ -35,13 +32,6 @@ if (MODE === 'none') { send = () => {}; done = () => {}; } else if (MODE === 'mo
     } else w.send(slot, TICKET_EVENT_KIND.release);
   };
   done = () => w.close();
-} else if (MODE === 'worker') {
-  const inSab = Ring.create(cap), outSab = Ring.create(cap);
-  const inRing = new Ring(inSab, cap), outRing = new Ring(outSab, cap);
-  const w = new Worker(new URL('./worker.mjs', import.meta.url), { workerData: { inSab, outSab, cap } });
-  send = (type, ticket, agreed) => { while (!inRing.push(type, ticket, 0, agreed)) drain(); inRing.wake(); };
-  drain = () => outRing.drain(() => reports++);
-  done = () => { inRing.push(9, 0, 0, 0); inRing.wake(); };
 } else {
   const clock = new TicketClock();
   const s = { ticket: 0 };
@@ -59,8 +49,7 @@ const step = () => {
     const due = Math.floor((now - t0) * RATE / 1000);
     if (i < due) { const b = now; send(1, i, 16); send(2, i, 0); i++; busy += performance.now() - b; }
   }
-  drain();
   if (performance.now() - t0 < S * 1000) setImmediate(step);
-  else setTimeout(() => { drain(); console.error(`${MODE}: ${i} lookups in ${S} s, main busy ${(busy * 1000 / i).toFixed(2)} µs a lookup, reports ${reports}`); done(); }, 200);
+  else setTimeout(() => { console.error(`${MODE}: ${i} lookups in ${S} s, main busy ${(busy * 1000 / i).toFixed(2)} µs a lookup, reports ${reports}`); done(); }, 200);
 };
 step();
