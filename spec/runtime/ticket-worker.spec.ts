@@ -96,6 +96,23 @@ describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker
     assert.equal(w.waiting, 0);
   });
 
+  it('refuses a slot outside its slots, naming it, before anything reaches the worker', async () => {
+    const { w, reports } = start(2);
+    await w.ready;
+    for (const bad of [-1, 2, 1.5, NaN]) assert.throws(() => w.send(bad, E.open, 1000, 4), new RegExp(`slot ${bad} is outside 0\\.\\.1`));
+    w.send(1, E.open, 1000, 4);
+    await within(() => reports.some((r) => r[0] === 1 && r[1] === R.state && TICKET_STATE_CODES[r[2]] === 'ready'));
+    assert.ok(reports.every((r) => r[0] === 0 || r[0] === 1));
+  });
+
+  it('an event the actor ignores is still reported (its state, unchanged): the overflow is flushed by reports alone', async () => {
+    const { w, reports } = start(1);
+    await w.ready;
+    w.send(0, E.defer); // idle takes no DEFER
+    await within(() => reports.length >= 2);
+    assert.deepEqual(reports.map(name), ['0:idle', '0:idle']); // the actor's start, then the DEFER
+  });
+
   it('refuses more waiting events than its slots allow (a defect of the sender), and a closed worker refuses any', async () => {
     const { w } = start(1);
     assert.throws(() => {

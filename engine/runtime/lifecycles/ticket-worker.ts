@@ -82,9 +82,14 @@ export class TicketWorker {
     this.reports.listen();
   }
 
-  /** Sends the actor in `slot` an event (TICKET_EVENT_KIND; `a`, `b` as the kind says). */
+  /**
+   * Sends the actor in `slot` an event (TICKET_EVENT_KIND; `a`, `b` as the kind says). A slot
+   * outside 0..slots-1 is refused here; an unknown kind is the worker's to refuse (it stops, and
+   * `onExit` says why).
+   */
   send(slot: number, kind: number, a = 0, b = 0): void {
     if (this.closing) throw new Error('the ticket worker is closed');
+    if (!Number.isInteger(slot) || slot < 0 || slot >= this.options.slots) throw new RangeError(`ticket worker: slot ${slot} is outside 0..${this.options.slots - 1}`);
     if (this.overflow.length > 0) this.flush();
     if (this.overflow.length === 0 && this.events.push(kind, slot, a, b)) {
       this.events.wake();
@@ -127,7 +132,9 @@ export class TicketWorker {
     const each = (kind: number, slot: number, value: number) => onReport(slot, kind, value);
     do this.reports.drain(each);
     while (!this.reports.listen());
-    // The worker took events: room for those that waited.
+    // The worker took events: room for those that waited. Every event the worker takes is reported
+    // (xstate notifies its observers of each event, one that changes nothing included), so events
+    // waiting here are pushed at the latest when the ones ahead of them are reported.
     if (this.overflow.length > 0) this.flush();
   }
 
