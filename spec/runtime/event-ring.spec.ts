@@ -1,45 +1,22 @@
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { EventRing, RECORD_INTS } from '../../engine/runtime/lifecycles/event-ring.js';
+import { tsxEsmApi } from '../../engine/threads/module-worker.js';
 
 const RING_URL = new URL('../../engine/runtime/lifecycles/event-ring.ts', import.meta.url).href;
-/** tsx's ESM register module (through its package exports): a worker does not inherit the TypeScript loader. */
-const TSX_API = (() => {
-  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-  return pathToFileURL(join(dirname(manifest), pkg.exports['./esm/api']!.import.default)).href;
-})();
 
 /** Every worker a spec started: terminated after each spec, so one that failed leaves none running. */
 const workers: Worker[] = [];
 
-/** A worker running `body` (an async function's body) with `EventRing` and `workerData` in scope; resolves to what it posts. */
-function inWorker(body: string, workerData: unknown): Promise<unknown> {
+/**
+ * A worker running `body` (an async function's body) with `EventRing` and `workerData` in scope
+ * (tsx registered first: a worker does not inherit the TypeScript loader). Its intermediate messages
+ * go to `onMessage`; resolves to what `body` returns.
+ */
+function inWorker(body: string, workerData: unknown, onMessage: (m: unknown) => void = () => undefined): Promise<unknown> {
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
-    import(${JSON.stringify(TSX_API)}).then(async ({ register }) => {
-      register();
-      const { EventRing } = await import(${JSON.stringify(RING_URL)});
-      parentPort.postMessage(await (async () => { ${body} })());
-    });`;
-  const w = new Worker(code, { eval: true, workerData });
-  workers.push(w);
-  return new Promise((resolve, reject) => {
-    w.once('message', resolve);
-    w.once('error', reject);
-    w.once('exit', (c) => c !== 0 && reject(new Error(`worker exited ${c}`)));
-  });
-}
-
-/** A worker as inWorker's, whose intermediate messages go to `onMessage`; resolves to its last one (`{ done }`). */
-function inWorkerTalking(body: string, workerData: unknown, onMessage: (m: unknown) => void): Promise<unknown> {
-  const code = `
-    const { parentPort, workerData } = require('node:worker_threads');
-    import(${JSON.stringify(TSX_API)}).then(async ({ register }) => {
+    import(${JSON.stringify(tsxEsmApi())}).then(async ({ register }) => {
       register();
       const { EventRing } = await import(${JSON.stringify(RING_URL)});
       const result = await (async () => { ${body} })();
@@ -188,7 +165,7 @@ describe('runtime/lifecycles/event-ring: a bounded SPSC ring of records in share
       while (!ring.listen()) drainAll();
     };
     assert.equal(ring.listen(), true);
-    const producer = inWorkerTalking(
+    const producer = inWorker(
       `const ring = new EventRing(workerData.memory); let told = 0;
        for (let i = 0; i < workerData.n; ) {
          const burst = 1 + Math.floor(Math.random() * 40);
@@ -219,7 +196,7 @@ describe('runtime/lifecycles/event-ring: a bounded SPSC ring of records in share
     const seen: Array<{ a: number; ticks: number }> = [];
     let ready!: () => void;
     const started = new Promise<void>((r) => (ready = r));
-    const consumer = inWorkerTalking(
+    const consumer = inWorker(
       `const ring = new EventRing(workerData.memory); let ticks = 0, stop = false;
        const timer = setInterval(() => ticks++, 2);
        parentPort.postMessage('ready');

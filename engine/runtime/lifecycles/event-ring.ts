@@ -74,9 +74,9 @@ export class EventRing {
   }
 
   /**
-   * Hands each waiting record to `each`, oldest first, at most `limit` of them, and frees their
-   * slots; returns how many it handed. Records pushed while it runs wait for the next drain. A
-   * record is freed before `each` sees the next, so `each` may push to another ring, not this one.
+   * Hands each waiting record to `each`, oldest first, at most `limit` of them; returns how many
+   * it handed. Each record's slot is freed before `each` sees it (an `each` that throws has still
+   * consumed its record; the rest wait). Records pushed while it runs wait for the next drain.
    */
   drain(each: (a: number, b: number, c: number, d: number) => void, limit = this.capacity): number {
     const head = Atomics.load(this.control, HEAD);
