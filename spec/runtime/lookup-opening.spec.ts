@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { SimulatedClock, createActor } from 'xstate';
 import { BlockCache } from '../../engine/runtime/catalog/index.js';
-import { OpeningTable, TICKET_FINAL, lookupTicketMachine, type TicketEvent } from '../../engine/runtime/lifecycles/index.js';
+import { OpeningTable, TICKET_FINAL, lookupTicketMachine, type TicketEvent, type TicketState } from '../../engine/runtime/lifecycles/index.js';
 import type { Logger } from '../../engine/runtime/log/index.js';
 import { CacheService } from '../../engine/runtime/service/index.js';
 import { Session } from '../../engine/runtime/session/index.js';
@@ -32,9 +32,10 @@ function actorIn(state: string) {
   return actor;
 }
 
+const FROM = ['idle', ...TICKET_FINAL, 'pending', 'ready', 'restoring'];
+const AGREED = [0, 1, 2, 7, 1023, 65_535];
+
 describe('runtime/lifecycles: the opening table answers what the ticket actor then does', () => {
-  const FROM = ['idle', ...TICKET_FINAL, 'pending', 'ready', 'restoring'];
-  const AGREED = [0, 1, 2, 7, 1023, 65_535];
 
   it('for every state an actor can be in and every agreed boundary class, the table names the state the actor then takes', () => {
     const table = new OpeningTable();
@@ -58,6 +59,18 @@ describe('runtime/lifecycles: the opening table answers what the ticket actor th
       assert.equal(table.target(actorIn(from).getSnapshot(), 0), 'miss', from);
     }
     for (const from of ['pending', 'ready', 'restoring']) assert.equal(table.target(actorIn(from).getSnapshot(), 3), from, `${from} keeps its ticket`);
+  });
+
+  it('from a state alone (an actor on the ticket worker, known by what it reported), it names what the actor in that state then does', () => {
+    for (const from of FROM) {
+      for (const agreed of AGREED) {
+        const actor = actorIn(from);
+        const said = new OpeningTable().targetOf(from as TicketState, agreed);
+        actor.send({ type: 'OPEN', deadlineMs: 60_000, agreed });
+        assert.equal(said, actor.getSnapshot().value, `${from} + OPEN agreed ${agreed}`);
+        actor.stop();
+      }
+    }
   });
 
   it('runs no effect of the machine while it looks ahead, and stores at most its capacity', () => {
@@ -144,7 +157,7 @@ describe('runtime/service: a lookup answered ahead of its actor', () => {
     assert.equal(service.records.list({ request: 'bad' })[0]!.state, 'cancelled');
     assert.equal(service.records.list({ request: 'good' })[0]!.state, 'ready', 'the other ticket of the turn was handed its OPEN');
     assert.equal(service.openTickets, 1);
-    assert.equal(service.clock.size, 1, 'only the good ticket\'s lease timer');
+    assert.equal(service.timers, 1, 'only the good ticket\'s lease timer');
     assert.equal(cache.usage().pinned, 1, 'the bad ticket gave its leases back; a stays leased by the good one');
   });
 });

@@ -127,9 +127,9 @@ describe('runtime/service: lookups', () => {
     assert.ok(!(ready instanceof Promise), 'a settled single rank is answered at once');
     assert.deepEqual([ready.state, ready.boundary, ready.matched], ['ready', 1, 1]);
     // Answered ahead: the actor takes the OPEN once this turn's replies are out (a microtask).
-    assert.equal(service.clock.size, 0, 'the actor has not taken the OPEN while the reply is written');
+    assert.equal(service.timers, 0, 'the actor has not taken the OPEN while the reply is written');
     await null;
-    assert.equal(service.clock.size, 1, 'the ready ticket\'s lease is on the service\'s ticket clock');
+    assert.equal(service.timers, 1, 'the ready ticket\'s lease is on the service\'s ticket clock');
     const miss = service.lookup(session, req(['x'], 'none'));
     assert.ok(!(miss instanceof Promise));
     assert.deepEqual([miss.state, miss.boundary], ['miss', 0]);
@@ -140,7 +140,7 @@ describe('runtime/service: lookups', () => {
     assert.deepEqual([first.state, first.boundary, other.boundary], ['ready', 1, 1]);
     for (const t of [ready, first, other]) service.release(session, t.ticket);
     assert.equal(cache.usage().pinned, 0);
-    assert.equal(service.clock.size, 0, 'released tickets left no timer');
+    assert.equal(service.timers, 0, 'released tickets left no timer');
   });
 
   it('a single rank whose first block is still being saved waits (pending, never a miss) and is answered when it settles', async () => {

@@ -105,12 +105,27 @@ describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker
     assert.ok(reports.every((r) => r[0] === 0 || r[0] === 1));
   });
 
-  it('an event the actor ignores is still reported (its state, unchanged): the overflow is flushed by reports alone', async () => {
-    const { w, reports } = start(1);
+  it('an event for an actor serving no ticket is dropped unreported: meant for a ticket that ended there, it never reaches the next one', async () => {
+    const { w, reports, until } = start(1);
     await w.ready;
-    w.send(0, E.defer); // idle takes no DEFER
-    await within(() => reports.length >= 2);
-    assert.deepEqual(reports.map(name), ['0:idle', '0:idle']); // the actor's start, then the DEFER
+    w.send(0, E.defer); // no ticket was ever opened in slot 0
+    w.send(0, E.open, 1000, 0); // a miss: the ticket ends at once
+    w.send(0, E.release); // sent for that ticket before main heard it ended
+    w.send(0, E.open, 1000, 4); // the slot's next ticket
+    await until(5);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(reports.map(name), ['0:idle', '0:releaseAll', '0:miss', '0:settle(4)', '0:ready']);
+  });
+
+  it('events that wait while the worker starts reach it though the ones ahead of them are dropped unreported (no report would push them)', async () => {
+    const { w, reports } = start(1000);
+    // Before the worker runs: 4,096 fill the ring, the rest and the OPEN wait in the overflow.
+    for (let i = 0; i < 5000; i++) w.send(i % 1000, E.defer);
+    w.send(7, E.open, 1000, 3);
+    assert.ok(w.waiting > 0);
+    await within(() => reports.some((r) => r[0] === 7 && r[1] === R.state && TICKET_STATE_CODES[r[2]] === 'ready'));
+    assert.equal(w.waiting, 0);
+    assert.deepEqual(reports.map(name), ['7:idle', '7:settle(3)', '7:ready']);
   });
 
   it('refuses more waiting events than its slots allow (a defect of the sender), and a closed worker refuses any', async () => {

@@ -5,7 +5,7 @@ import { MAX_RECORDS } from '../../runtime/records/request-ring.js';
 
 const USAGE = `usage: orbitkv serve [--socket PATH] [--dram SIZE] [--ssd DIR --ssd-size SIZE] [--block-size SIZE]
                      [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N]
-                     [--max-connections N] [--handshake-ms N] [--faults SPEC]
+                     [--max-connections N] [--handshake-ms N] [--ticket-actors main|worker] [--faults SPEC]
 
 Runs the Manager in the foreground: the cache engines connect to over a Unix socket.
   --socket PATH      socket (default <ENV>_MANAGER_SOCKET, else $XDG_RUNTIME_DIR/<prefix>/manager.sock, else
@@ -22,6 +22,9 @@ Runs the Manager in the foreground: the cache engines connect to over a Unix soc
   --records N        lookup records kept for \`orbitkv requests\` (default 10000, at most 1000000; ~190 bytes each)
   --max-connections N  connections served at once; more are closed at accept and logged (default 1024)
   --handshake-ms N   a connection without HELLO for this long is closed (default 10000)
+  --ticket-actors W  where the lookup tickets' xstate actors run: main (default), or worker (a worker thread,
+                     whose garbage is collected off the thread that answers lookups; replies to RELEASE,
+                     CANCEL and RESTORE then wait for the worker's step)
   --faults SPEC      qualification only (\`orbitkv gate run\`): inject faults, e.g.
                      ssd-read-hold-ms=1500,restore-copy-delay-ms=800 (also pages-populate-hold-ms); never on without this flag
 Sizes: 1048576, 64k, 512MiB, 8gb (k/m/g/t are powers of 1024).
@@ -44,6 +47,7 @@ export const command: CommandModule = {
       records: { type: 'string' },
       'max-connections': { type: 'string' },
       'handshake-ms': { type: 'string' },
+      'ticket-actors': { type: 'string' },
       'checkpoint-every': { type: 'string' },
       faults: { type: 'string' },
     });
@@ -89,6 +93,8 @@ export const command: CommandModule = {
     const records = integer('records', values.records, 10_000, MAX_RECORDS);
     const maxConnections = integer('max-connections', values['max-connections'], 1024);
     const handshakeMs = integer('handshake-ms', values['handshake-ms'], 10_000);
+    const ticketActors = values['ticket-actors'] ?? 'main';
+    if (ticketActors !== 'main' && ticketActors !== 'worker') throw new UsageError(`--ticket-actors '${ticketActors}' is not main or worker`, `orbitkv serve --help`);
     const checkpointEvery = integer('checkpoint-every', values['checkpoint-every'], 4096);
     let faults: import('../../runtime/faults/index.js').FaultPlan | null = null;
     if (values.faults !== undefined) {
@@ -124,7 +130,7 @@ export const command: CommandModule = {
     process.once('SIGINT', int);
     let manager;
     try {
-      manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, maxConnections, handshakeMs, logger });
+      manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, maxConnections, handshakeMs, ticketActors, logger });
     } catch (error) {
       process.off('SIGTERM', term);
       process.off('SIGINT', int);

@@ -109,6 +109,9 @@ export const lookupTicketMachine = setup({
     },
   });
 
+/** A context for snapshots resolved only to ask where an event takes them (no action of theirs runs). */
+const PLACEHOLDER_CONTEXT: TicketContext = { effects: { settle: () => undefined, releaseAll: () => undefined }, leaseMs: 0 };
+
 /**
  * Where an OPEN takes a ticket actor, as the machine's own pure `transition` computes it (guards
  * evaluated, no action run), remembered per (state the actor is in, agreed boundary). It lets
@@ -124,10 +127,24 @@ export const lookupTicketMachine = setup({
  */
 export class OpeningTable {
   private readonly rows = new Map<string, Map<number, TicketState>>();
+  /** One resolved snapshot per state, for `targetOf` (at most one per state of the machine). */
+  private readonly snapshots = new Map<TicketState, SnapshotFrom<typeof lookupTicketMachine>>();
   private size = 0;
 
   constructor(readonly capacity = 4096) {
     if (!Number.isSafeInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
+  }
+
+  /**
+   * The state an OPEN with this agreed boundary takes an actor in `state` to, for an actor the
+   * caller knows only by its state (one on the ticket worker's thread): the snapshot is the
+   * machine's own, resolved once per state. The context it carries is a placeholder, which is
+   * exact because the OPEN's guards read only the event (see above).
+   */
+  targetOf(state: TicketState, agreed: number): TicketState {
+    let snapshot = this.snapshots.get(state);
+    if (snapshot === undefined) this.snapshots.set(state, (snapshot = lookupTicketMachine.resolveState({ value: state, context: PLACEHOLDER_CONTEXT })));
+    return this.target(snapshot, agreed);
   }
 
   /** The state an OPEN with this agreed boundary takes an actor in `snapshot` to. */

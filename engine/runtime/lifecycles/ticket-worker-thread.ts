@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createActor, type ActorRefFrom } from 'xstate';
 import { EventRing } from './event-ring.js';
-import { lookupTicketMachine, type TicketEvent, type TicketState } from './lookup-ticket.js';
+import { TICKET_FINAL, lookupTicketMachine, type TicketEvent, type TicketState } from './lookup-ticket.js';
 import { TicketClock } from './ticket-clock.js';
 import { TICKET_EVENT_KIND as E, TICKET_REPORT_KIND as R, TICKET_STATE_CODES, type TicketWorkerData } from './ticket-worker-protocol.js';
 
@@ -45,6 +45,9 @@ function actorFor(slot: number): ActorRefFrom<typeof lookupTicketMachine> {
   return actor;
 }
 
+/** The states in which an actor serves no ticket: it waits for an OPEN. */
+const RESTING = new Set<TicketState>(['idle', ...TICKET_FINAL]);
+
 const FIXED: Record<number, TicketEvent> = {
   [E.defer]: { type: 'DEFER' },
   [E.cancel]: { type: 'CANCEL' },
@@ -60,14 +63,18 @@ function step(kind: number, slot: number, a: number, b: number): void {
     return;
   }
   if (!(slot >= 0 && slot < data.slots)) throw new RangeError(`ticket worker: slot ${slot} is outside 0..${data.slots - 1}`);
-  const actor = actorFor(slot);
-  if (kind === E.open) actor.send(b < 0 ? { type: 'OPEN', deadlineMs: a } : { type: 'OPEN', deadlineMs: a, agreed: b });
-  else if (kind === E.agreed) actor.send({ type: 'AGREED', boundary: a });
-  else {
-    const event = FIXED[kind];
-    if (event === undefined) throw new RangeError(`ticket worker: unknown event kind ${kind}`);
-    actor.send(event);
+  if (kind === E.open) {
+    actorFor(slot).send(b < 0 ? { type: 'OPEN', deadlineMs: a } : { type: 'OPEN', deadlineMs: a, agreed: b });
+    return;
   }
+  const event = kind === E.agreed ? { type: 'AGREED' as const, boundary: a } : FIXED[kind];
+  if (event === undefined) throw new RangeError(`ticket worker: unknown event kind ${kind}`);
+  // An event for an actor with no ticket open (its ticket has ended here, or none was opened) is
+  // dropped unreported: main sent it before it heard of that end, for that ticket. Reported, its
+  // state would reach the next ticket main gave the slot. Nothing but an OPEN moves such an actor.
+  const actor = actors[slot];
+  if (actor === undefined || RESTING.has(actor.getSnapshot().value as TicketState)) return;
+  actor.send(event);
 }
 
 // The port keeps this thread alive while it waits (Atomics.waitAsync alone does not).

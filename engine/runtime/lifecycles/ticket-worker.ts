@@ -45,6 +45,7 @@ export class TicketWorker {
   private overflow: number[] = [];
   private readonly overflowMax: number;
   private closing: Promise<void> | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
   /**
    * Resolves once the worker runs its loop; rejects if it ends first. Until then events wait in the
    * ring and the overflow, which are sized for a worker that keeps up: a caller awaits this before it
@@ -98,6 +99,7 @@ export class TicketWorker {
     if (this.overflow.length / 4 >= this.overflowMax) throw new RangeError(`ticket worker: ${this.overflowMax} events waiting for the worker (${this.options.slots} slots x ${EVENTS_PER_SLOT}); more is a defect of the sender`);
     this.overflow.push(kind, slot, a, b);
     this.events.wake();
+    this.flushSoon();
   }
 
   /** Events waiting in the overflow for room in the ring. */
@@ -111,6 +113,7 @@ export class TicketWorker {
     this.closing = new Promise<void>((resolve) => {
       this.worker.once('exit', () => resolve());
       this.overflow = [];
+      if (this.flushTimer !== null) clearTimeout(this.flushTimer);
       if (!this.events.push(TICKET_EVENT_KIND.stop, 0, 0, 0)) void this.worker.terminate();
       this.events.wake();
     });
@@ -125,22 +128,38 @@ export class TicketWorker {
       this.overflow = o.slice(i);
       this.events.wake();
     }
+    if (this.overflow.length > 0) this.flushSoon();
+  }
+
+  /**
+   * Pushes what waits in the overflow a millisecond from now, and again until none waits: the
+   * worker reports most events it takes (and main flushes then), but not one it drops (see the
+   * thread), so reports alone might never come.
+   */
+  private flushSoon(): void {
+    if (this.flushTimer !== null || this.closing) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      if (!this.closing) this.flush();
+    }, 1);
   }
 
   private drainReports(): void {
+    // A worker that has ended (or is being closed) reports nothing more: what its ring still
+    // holds is about actors that are gone, and a replacement's slots must not hear it.
+    if (this.closing) return;
     const onReport = this.options.onReport;
     const each = (kind: number, slot: number, value: number) => onReport(slot, kind, value);
     do this.reports.drain(each);
     while (!this.reports.listen());
-    // The worker took events: room for those that waited. Every event the worker takes is reported
-    // (xstate notifies its observers of each event, one that changes nothing included), so events
-    // waiting here are pushed at the latest when the ones ahead of them are reported.
+    // The worker took events: room for those that waited (and a timer pushes them if no report comes).
     if (this.overflow.length > 0) this.flush();
   }
 
   private ended(error: Error): void {
     if (this.closing) return;
     this.closing = Promise.resolve();
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
     this.options.onExit(error);
   }
 }

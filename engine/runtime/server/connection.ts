@@ -297,7 +297,10 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       }
       case OPCODE.release: {
         const { ticket } = check(shape.ticket(body));
-        return send(OPCODE.released, frame.requestId, { ticket, state: ctx.service.release(s, ticket) });
+        // Answered with the state the actor took it to (on the ticket worker, once it has reported).
+        const state = ctx.service.release(s, ticket);
+        if (state instanceof Promise) return state.then((st) => send(OPCODE.released, frame.requestId, { ticket, state: st }));
+        return send(OPCODE.released, frame.requestId, { ticket, state });
       }
       case OPCODE.cancel: {
         const { ticket } = check(shape.ticket(body));
@@ -307,7 +310,9 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           restoring();
           return send(OPCODE.cancelled, frame.requestId, { ticket, state: 'restoring' });
         }
-        return send(OPCODE.cancelled, frame.requestId, { ticket, state: ctx.service.cancel(s, ticket) });
+        const state = ctx.service.cancel(s, ticket);
+        if (state instanceof Promise) return state.then((st) => send(OPCODE.cancelled, frame.requestId, { ticket, state: st }));
+        return send(OPCODE.cancelled, frame.requestId, { ticket, state });
       }
       case OPCODE.status: return send(OPCODE.statusResult, frame.requestId, ctx.status());
       case OPCODE.requests: {

@@ -15,7 +15,7 @@ import { loadRejectionChecks } from '../handshake/index.js';
 import type { Logger } from '../log/index.js';
 import { RuntimeMetrics, serveMetrics } from '../metrics/index.js';
 import { DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION } from '../protocol/index.js';
-import { CacheService } from '../service/index.js';
+import { CacheService, type TicketActors } from '../service/index.js';
 import type { Session } from '../session/index.js';
 import { peerCredentials } from '../../../native/index.js';
 import { DramArena } from '../tiers/dram/index.js';
@@ -37,6 +37,8 @@ export interface ManagerOptions {
   leaseMs?: number;
   maxTickets?: number;
   records?: number;
+  /** Where the lookup-ticket actors run: 'main' (default) or 'worker' (a worker thread; see service/ticket-runner.ts). */
+  ticketActors?: TicketActors;
   maxPayload?: number;
   maxBlocks?: number;
   checkpointEvery?: number;
@@ -104,6 +106,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
   let ssd: SsdTier | null = null;
   let listening: Server | null = null;
   let deposits: Server | null = null;
+  let started: CacheService | null = null;
   const release = async () => {
     removeStale(o.socketPath);
     removeStale(fdSocketPath(o.socketPath));
@@ -131,7 +134,11 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     const cache = new BlockCache(new DramArena(o.blockBytes, dramSlots), ssd);
     const sessions = new Set<Session>();
     const metrics = new RuntimeMetrics(cache, () => sessions.size);
-    const service = new CacheService(cache, { leaseMs: o.leaseMs ?? 30_000, maxTickets: o.maxTickets ?? 65_536, records: o.records ?? 10_000 }, metrics, o.logger);
+    const service = new CacheService(cache, { leaseMs: o.leaseMs ?? 30_000, maxTickets: o.maxTickets ?? 65_536, records: o.records ?? 10_000, ticketActors: o.ticketActors ?? 'main' }, metrics, o.logger);
+    started = service;
+    // The ticket worker runs before the first lookup can come (a worker still starting would let
+    // events back up); a worker that cannot start fails the start.
+    await service.ready;
     const since = new Date().toISOString();
     let nextSession = 1;
     const status = (): ManagerStatus => {
@@ -246,6 +253,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
           await closed;
           await fdClosed;
           await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+          await service.close();
           if (ssd) {
             await ssd.index.checkpoint();
             await ssd.close();
@@ -258,6 +266,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     // Nothing started may keep the process alive: the socket stops listening (and is removed).
     if (listening) await new Promise<void>((resolve) => listening!.close(() => resolve()));
     if (deposits) await new Promise<void>((resolve) => deposits!.close(() => resolve()));
+    await started?.close();
     await release();
     await ssd?.close().catch(() => undefined);
     throw error;

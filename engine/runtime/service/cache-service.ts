@@ -4,9 +4,9 @@
  * Socket-agnostic: the server decodes frames and calls these; specs can too. Every bound comes from the options (tickets open, records kept).
  */
 import type { Counter } from 'prom-client';
-import { createActor, type ActorRefFrom } from 'xstate';
+import { createActor } from 'xstate';
 import { BlockCache, namespaceId, type Tier } from '../catalog/index.js';
-import { OpeningTable, RankAgreement, TicketClock, lookupTicketMachine, restoreMachine, saveMachine, type BlockResult, type RestoreJob, type TicketEffects, type TicketEvent, type TicketState } from '../lifecycles/index.js';
+import { OpeningTable, RankAgreement, restoreMachine, saveMachine, type BlockResult, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { LookupRequest, RestoreRequest, SaveRequest } from '../protocol/index.js';
@@ -14,7 +14,8 @@ import { RequestRing } from '../records/index.js';
 import type { Session } from '../session/index.js';
 import { FLAG } from '../pages/index.js';
 import { KeyMemo } from './key-memo.js';
-import { OpenTicket, TICKET_EVENT, type LookupReply, type TicketHost, type TicketSlot } from './open-ticket.js';
+import { OpenTicket, type LookupReply, type TicketHost } from './open-ticket.js';
+import { MainTickets, WorkerTickets, type TicketActors, type TicketRunner } from './ticket-runner.js';
 
 export type { LookupReply } from './open-ticket.js';
 
@@ -22,6 +23,8 @@ export interface ServiceOptions {
   leaseMs: number;
   maxTickets: number;
   records: number;
+  /** Where the lookup-ticket actors run (default main; see ticket-runner.ts). */
+  ticketActors?: TicketActors;
 }
 
 /** A refusal the client can act on, answered as an ERROR reply. */
@@ -44,21 +47,15 @@ function countOutcomes(counter: Counter<'outcome'>, outcomes: readonly string[])
 /** Blocks per restore window (one read and one copy call each). */
 const RESTORE_WINDOW = 16;
 
-/** Idle ticket actors kept for reuse; beyond this many an ended ticket's actor is stopped. */
-const TICKET_POOL = 1024;
-
 export class CacheService {
   private readonly tickets = new Map<number, OpenTicket>();
   private readonly agreement = new RankAgreement();
-  private readonly idleSlots: TicketSlot[] = [];
-  /** Ticket actors alive (serving or idle in the pool), for the status and the bench. */
-  readonly xstate = { actors: 0 };
+  /** The ticket actors, in-process or on the ticket worker. */
+  private readonly runner: TicketRunner;
   private nextTicket = 1;
   readonly records: RequestRing;
   readonly operations = { saves: 0, restores: 0 };
   private readonly keyMemo = new KeyMemo();
-  /** Every ticket actor's deadlines and lease expiries: one heap behind one Node timer (bounded: one per actor). */
-  readonly clock: TicketClock;
   /** What the tickets tell the service (one object for all of them). */
   private readonly ticketHost: TicketHost;
   /** Where an OPEN takes a ticket actor, from the machine (so a settled lookup is answered ahead). */
@@ -70,7 +67,7 @@ export class CacheService {
 
   constructor(readonly cache: BlockCache, private readonly options: ServiceOptions, private readonly metrics: RuntimeMetrics | null, private readonly logger: Logger) {
     this.records = new RequestRing(options.records);
-    this.clock = new TicketClock({ capacity: Math.max(1, options.maxTickets) + TICKET_POOL });
+    this.runner = options.ticketActors === 'worker' ? new WorkerTickets(options.maxTickets, options.leaseMs, logger) : new MainTickets(options.maxTickets, options.leaseMs);
     this.ticketHost = {
       cache,
       records: this.records,
@@ -81,7 +78,7 @@ export class CacheService {
       ended: (ticket) => {
         this.tickets.delete(ticket.id);
         ticket.session.tickets.delete(ticket.id);
-        this.recycle(ticket);
+        this.runner.recycle(ticket);
       },
       mismatched: (ticket, answered, actual) => {
         this.ahead.mismatched++;
@@ -97,6 +94,31 @@ export class CacheService {
 
   get openTickets(): number {
     return this.tickets.size;
+  }
+
+  /** Where the ticket actors run. */
+  get ticketActors(): TicketActors {
+    return this.runner.where;
+  }
+
+  /** Ticket actors alive (serving or idle), for the status and the bench. */
+  get xstate(): { actors: number } {
+    return { actors: this.runner.actors };
+  }
+
+  /** The in-process ticket actors' timers waiting (deadlines and leases; 0 when they run on the worker, whose timers are its own). */
+  get timers(): number {
+    return this.runner.timers;
+  }
+
+  /** Resolves once lookups can be served at rate (the ticket worker runs); the Manager waits for it before it listens. */
+  get ready(): Promise<void> {
+    return this.runner.ready;
+  }
+
+  /** Stops the ticket actors (the Manager, once its sessions have drained). */
+  close(): Promise<void> {
+    return this.runner.close();
   }
 
   /** Whether ticket `id` is open in `session` and answered (it has left pending, or was answered ahead). */
@@ -117,6 +139,7 @@ export class CacheService {
    */
   lookup(session: Session, req: LookupRequest): LookupReply | Promise<LookupReply> {
     if (session.closed) throw new RequestError('session-closed', 'the session is closing');
+    if (this.runner.failed !== null) throw new RequestError('tickets-unavailable', `${this.runner.failed}; restart the Manager`);
     if (this.tickets.size >= this.options.maxTickets) throw new RequestError('busy', `${this.tickets.size} tickets open (limit ${this.options.maxTickets}); release or restore some first`);
     const started = performance.now();
     const ns = namespaceId(req.namespace);
@@ -136,7 +159,7 @@ export class CacheService {
     }
     this.tickets.set(id, ticket);
     session.tickets.set(id, ticket);
-    const slot = this.idleSlots.pop() ?? this.newSlot();
+    const slot = this.runner.take();
     slot.ticket = ticket;
     ticket.slot = slot;
     const take = (probe: typeof first) => {
@@ -151,20 +174,25 @@ export class CacheService {
     if (solo) {
       take(first);
       const open: TicketEvent = { type: 'OPEN', deadlineMs: req.deadlineMs, agreed: first.matched };
-      // Answered now, and the actor takes the OPEN once this turn's replies are written.
-      const to = this.openings.target(slot.actor.getSnapshot(), first.matched);
+      // Answered now. An in-process actor takes the OPEN once this turn's replies are written; the
+      // worker's is sent it now (its step runs there).
+      const to = this.openings.targetOf(slot.state, first.matched);
       if (to === 'ready' || to === 'miss') {
         this.ahead.answered++;
-        if (this.toOpen.length === 0) queueMicrotask(this.openAll);
-        this.toOpen.push(ticket);
-        return ticket.answerAhead(to, to === 'ready' ? first.matched : 0, open);
+        const reply = ticket.answerAhead(to, to === 'ready' ? first.matched : 0, open);
+        if (this.runner.queued) ticket.open();
+        else {
+          if (this.toOpen.length === 0) queueMicrotask(this.openAll);
+          this.toOpen.push(ticket);
+        }
+        return reply;
       }
-      slot.actor.send(open);
+      slot.send(open);
       return ticket.reply();
     }
-    slot.actor.send({ type: 'OPEN', deadlineMs: req.deadlineMs });
+    slot.send({ type: 'OPEN', deadlineMs: req.deadlineMs });
     const evaluate = () => {
-      if (ticket.state !== 'pending') return;
+      if (ticket.state !== 'pending' || ticket.ending) return;
       const probe = this.cache.probe(keys);
       if (probe.pending) {
         // Woken only when the block it waits on settles, not on every save's.
@@ -198,41 +226,6 @@ export class CacheService {
   };
 
   /**
-   * A running ticket actor (idle) from the pool, or a new one. Each actor is subscribed once and
-   * hands its snapshots to whichever ticket it serves now; its effects act on that ticket.
-   */
-  private newSlot(): TicketSlot {
-    const slot = { ticket: null } as { ticket: OpenTicket | null } as TicketSlot;
-    const effects: TicketEffects = {
-      settle: (boundary) => slot.ticket?.settle(boundary),
-      releaseAll: () => slot.ticket?.releaseAll(),
-    };
-    slot.actor = createActor(lookupTicketMachine, { clock: this.clock, input: { effects, leaseMs: this.options.leaseMs } });
-    slot.actor.subscribe({
-      next: (snap) => slot.ticket?.observe(snap.value as TicketState),
-      // An effect that threw stops the actor: the ticket ends with its leases given back, and
-      // the actor is not reused.
-      error: () => slot.ticket?.abandon(),
-    });
-    slot.actor.start();
-    this.xstate.actors++;
-    return slot;
-  }
-
-  /** The ticket has ended: its actor waits for the next OPEN (kept only up to the pool's bound). */
-  private recycle(ticket: OpenTicket): void {
-    const slot = ticket.slot;
-    if (slot === null || slot.ticket !== ticket) return;
-    slot.ticket = null;
-    ticket.slot = null;
-    if (slot.actor.getSnapshot().status === 'active' && this.idleSlots.length < TICKET_POOL) this.idleSlots.push(slot);
-    else {
-      slot.actor.stop();
-      this.xstate.actors--;
-    }
-  }
-
-  /**
    * Records a refused handshake in the lookup history, so `orbitkv requests` shows why an
    * engine's lookups never arrived (every one of them would have been a miss).
    */
@@ -240,16 +233,14 @@ export class CacheService {
     this.records.push({ ticket: 0, request: client, rank: 0, session: 0, atMs: Date.now(), namespace: detail, blocks: 0, state: 'refused', firstMiss: { block: 0, reason } });
   }
 
-  release(session: Session, id: number): TicketState {
-    const t = this.owned(session, id);
-    t.send(TICKET_EVENT.release);
-    return t.state;
+  /** Releases a ticket; answers its state once the actor has taken the RELEASE (at once in-process; see `OpenTicket.ask`). */
+  release(session: Session, id: number): TicketState | Promise<TicketState> {
+    return this.owned(session, id).askRelease();
   }
 
-  cancel(session: Session, id: number): TicketState {
-    const t = this.owned(session, id);
-    t.send(TICKET_EVENT.cancel);
-    return t.state;
+  /** Cancels a ticket; answers as `release` does. */
+  cancel(session: Session, id: number): TicketState | Promise<TicketState> {
+    return this.owned(session, id).askCancel();
   }
 
   /** Saves blocks from the session's pages; resolves once committed (or failed) with a result per block. */
@@ -303,12 +294,15 @@ export class CacheService {
     const t = this.owned(owner, req.ticket);
     const pages = session.pages;
     if (!pages) throw new RequestError('no-pages', 'register pages before restoring');
-    if (t.state !== 'ready') throw new RequestError('ticket-not-ready', `ticket ${t.id} is ${t.state}`);
+    // Ready as answered, and not consumed yet (an actor on the worker may have taken it further: the
+    // CONSUME's answer below says).
+    const known = t.consuming ? 'restoring' : (t.answer?.state ?? 'pending');
+    if (known !== 'ready') throw new RequestError('ticket-not-ready', `ticket ${t.id} is ${known}`);
     const boundary = t.boundary ?? 0;
     if (req.pages.length > boundary) throw new RequestError('beyond-boundary', `${req.pages.length} pages for a ticket whose boundary is ${boundary}`);
     const bad = req.pages.findIndex((p) => p >= pages.pages);
     if (bad >= 0) throw new RequestError('bad-page', `pages[${bad}] = ${req.pages[bad]} is beyond the ${pages.pages} registered pages`);
-    t.send(TICKET_EVENT.consume);
+    const consuming = t.askConsume();
     const keys = t.keys.slice(0, req.pages.length);
     let cancelled = false;
     // Holds this restore has on DRAM slots between a window's read and its copy, counted per key:
@@ -388,7 +382,11 @@ export class CacheService {
       },
     };
     const actor = createActor(restoreMachine, { input: { job } });
-    const cancel = () => actor.send({ type: 'CANCEL' });
+    // Filed before any await (the connection finds it by its ticket); a cancel that comes while the
+    // CONSUME is answered is the restore's first event.
+    let started = false;
+    let cancelledEarly = false;
+    const cancel = () => (started ? actor.send({ type: 'CANCEL' }) : void (cancelledEarly = true));
     session.cancels.add(cancel);
     this.operations.restores++;
     const done = new Promise<{ state: string; blocks: string[] }>((resolve) => {
@@ -398,15 +396,27 @@ export class CacheService {
         // Windows read but never copied (cancelled between the two) give their holds back here.
         for (const [k, n] of busy) for (let j = 0; j < n; j++) this.cache.idle(k);
         busy.clear();
-        t.send(TICKET_EVENT.consumed);
+        t.consumed();
         const blocks = keys.map((_, i) => s.context.results[i] ?? 'cancelled');
         if (this.metrics) countOutcomes(this.metrics.restores, blocks);
         resolve({ state: s.value as string, blocks });
       });
     });
-    actor.start();
+    // No I/O starts before the actor has taken the CONSUME: a ticket whose lease expired first has
+    // given its leases back, and its blocks may be gone.
+    const run = async () => {
+      const state = consuming instanceof Promise ? await consuming : consuming;
+      if (state !== 'restoring') {
+        session.cancels.delete(cancel);
+        throw new RequestError('ticket-not-ready', `ticket ${t.id} is ${state}`);
+      }
+      started = true;
+      actor.start();
+      if (cancelledEarly) actor.send({ type: 'CANCEL' });
+      return done;
+    };
     try {
-      return await session.track(done);
+      return await session.track(run());
     } finally {
       this.operations.restores--;
     }
@@ -414,7 +424,9 @@ export class CacheService {
 
   private owned(session: Session, id: number): OpenTicket {
     const t = this.tickets.get(id);
-    if (!t || t.session !== session) throw new RequestError('unknown-ticket', `no open ticket ${id} in this session`);
+    // One the client has ended (or that was answered ended) is not open for it, though its actor's
+    // report may not have come yet.
+    if (!t || t.session !== session || t.ending) throw new RequestError('unknown-ticket', `no open ticket ${id} in this session`);
     // A ticket answered ahead is in its actor's state before anything reads or sends to it.
     t.open();
     return t;

@@ -6,9 +6,8 @@
  * A class rather than closures per ticket: a lookup allocates this object and its record, and
  * the session's cancel, the rank agreement's callbacks and the actor's effects are its methods.
  */
-import type { ActorRefFrom } from 'xstate';
 import type { BlockCache } from '../catalog/index.js';
-import { TICKET_FINAL, type RankMember, type TicketEvent, type TicketState, type lookupTicketMachine } from '../lifecycles/index.js';
+import { TICKET_FINAL, type RankMember, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { FirstMiss, RequestRing } from '../records/index.js';
 import type { Session, SessionTicket } from '../session/index.js';
 
@@ -20,10 +19,13 @@ export interface LookupReply {
   tiers: { dram: number; ssd: number };
 }
 
-/** A running ticket actor of the pool and the ticket it serves now (null while idle). */
+/** A ticket actor of the service's (in-process or on the ticket worker) and the ticket it serves now (null while idle). */
 export interface TicketSlot {
-  actor: ActorRefFrom<typeof lookupTicketMachine>;
   ticket: OpenTicket | null;
+  /** The state the actor is in, as this thread knows it: the actor's own, or the last its worker reported. */
+  readonly state: TicketState;
+  /** Steps the actor (in-process) or queues the event for it (worker): in both, in the order sent. */
+  send(event: TicketEvent): void;
 }
 
 /** What a ticket tells the service: when it is answered (leaves pending) and when it has ended. */
@@ -38,6 +40,8 @@ export interface TicketHost {
 }
 
 const ENDED: ReadonlySet<string> = new Set(TICKET_FINAL);
+const hasEnded = (state: TicketState) => ENDED.has(state);
+const restoringOrEnded = (state: TicketState) => state === 'restoring' || ENDED.has(state);
 /** The events without fields, one object each for every ticket. */
 export const TICKET_EVENT = {
   defer: { type: 'DEFER' },
@@ -69,6 +73,17 @@ export class OpenTicket implements SessionTicket, RankMember {
   private resolveReply: ((reply: LookupReply) => void) | null = null;
   /** Stops waiting for the block a pending ticket waits on (a ranked or unsettled lookup). */
   stopListening: (() => void) | null = null;
+  /**
+   * An event that ends the ticket was sent (RELEASE of a ready one, CANCEL), or it was answered as
+   * ended: the client can no longer name it, and nothing more is sent to it but what is in flight.
+   */
+  ending = false;
+  /** CONSUME was sent: a restore owns the ticket and its leases until CONSUMED. */
+  consuming = false;
+  /** Its actor was lost (the ticket worker died) while a restore owned it: the restore's end gives its leases back. */
+  private orphaned = false;
+  /** Resolves the one ask in flight (see `ask`) once the ticket's state satisfies it. */
+  private waiter: { until: (state: TicketState) => boolean; resolve: (state: TicketState) => void } | null = null;
 
   constructor(
     readonly id: number,
@@ -86,7 +101,70 @@ export class OpenTicket implements SessionTicket, RankMember {
   send(event: TicketEvent): void {
     this.open();
     const slot = this.slot;
-    if (slot !== null && slot.ticket === this) slot.actor.send(event);
+    if (slot !== null && slot.ticket === this) slot.send(event);
+  }
+
+  /**
+   * Sends `event` and answers the ticket's state once `until` holds: at once when the actor is
+   * in-process (its step has run when `send` returns), else when the worker's report of that step
+   * (or of one that came first, such as a lease expiring) has been drained.
+   */
+  private ask(event: TicketEvent, until: (state: TicketState) => boolean): TicketState | Promise<TicketState> {
+    this.send(event);
+    if (until(this.state)) return this.state;
+    return new Promise<TicketState>((resolve) => {
+      const before = this.waiter;
+      this.waiter = {
+        until,
+        resolve: (state) => {
+          if (before !== null && before.until(state)) before.resolve(state);
+          resolve(state);
+        },
+      };
+    });
+  }
+
+  /**
+   * The client releases the ticket (its scheduler did not select the request). A pending ticket
+   * takes no RELEASE, nor one a restore consumes: their state is answered and nothing is sent.
+   */
+  askRelease(): TicketState | Promise<TicketState> {
+    if (this.consuming) return 'restoring';
+    if (this.answer === null) return 'pending';
+    this.ending = true;
+    return this.ask(TICKET_EVENT.release, hasEnded);
+  }
+
+  /** The client cancels the ticket: a pending one ends cancelled, a ready one released (a consumed one is its restore's to cancel). */
+  askCancel(): TicketState | Promise<TicketState> {
+    if (this.consuming) return 'restoring';
+    this.ending = true;
+    return this.ask(TICKET_EVENT.cancel, hasEnded);
+  }
+
+  /** A restore takes the ticket: answers `restoring` once the actor has, or the state it ended in first (its lease expired). */
+  askConsume(): TicketState | Promise<TicketState> {
+    this.consuming = true;
+    return this.ask(TICKET_EVENT.consume, restoringOrEnded);
+  }
+
+  /** The restore has drained: the ticket ends consumed and its leases go. */
+  consumed(): void {
+    if (!this.orphaned) return this.send(TICKET_EVENT.consumed);
+    this.orphaned = false;
+    this.releaseAll();
+    this.observe('consumed');
+  }
+
+  /**
+   * The ticket's actor is gone (the ticket worker died) and its slot serves others now: it ends
+   * cancelled with its leases given back, unless a restore owns it, which gives them back when it
+   * has drained (a page is never reported free while a read into it can still land, and a block is
+   * not evicted under a read).
+   */
+  lost(): void {
+    if (this.state === 'restoring') this.orphaned = true;
+    else this.abandon();
   }
 
   /**
@@ -108,7 +186,7 @@ export class OpenTicket implements SessionTicket, RankMember {
     if (e === null) return;
     this.opening = null;
     const slot = this.slot;
-    if (slot !== null && slot.ticket === this) slot.actor.send(e);
+    if (slot !== null && slot.ticket === this) slot.send(e);
   }
 
   /** The reply now if the ticket has left pending, else a promise of it. */
@@ -116,15 +194,18 @@ export class OpenTicket implements SessionTicket, RankMember {
     return this.answer ?? new Promise<LookupReply>((resolve) => (this.resolveReply = resolve));
   }
 
-  // The session closing, and the rank agreement.
+  // The session closing (a ticket a restore consumes is that restore's to cancel), and the rank
+  // agreement (which tells each member once).
   cancel(): void {
+    if (this.ending || this.consuming) return;
+    this.ending = true;
     this.send(TICKET_EVENT.cancel);
   }
   agreed(boundary: number): void {
-    this.send({ type: 'AGREED', boundary });
+    if (!this.ending) this.send({ type: 'AGREED', boundary });
   }
   defer(): void {
-    this.send(TICKET_EVENT.defer);
+    if (!this.ending) this.send(TICKET_EVENT.defer);
   }
 
   // The actor's effects.
@@ -148,6 +229,7 @@ export class OpenTicket implements SessionTicket, RankMember {
 
   /** The reply for a ticket that has left pending as `state` (its latency taken now). */
   private answerAs(state: TicketState): LookupReply {
+    if (ENDED.has(state)) this.ending = true;
     this.latencyUs = (performance.now() - this.started) * 1e3;
     return (this.answer = { ticket: this.id, state, boundary: state === 'miss' ? 0 : this.boundary, matched: this.matched, tiers: this.tiers });
   }
@@ -165,7 +247,11 @@ export class OpenTicket implements SessionTicket, RankMember {
       this.stopListening = null;
       const answered = this.answer;
       if (answered === null) this.answerAs(state);
-      else if (answered.state !== state) this.host.mismatched(this, answered.state as TicketState, state);
+      else if (answered.state !== state) {
+        this.host.mismatched(this, answered.state as TicketState, state);
+        // It follows its actor: one that did not end stays open (and can be released).
+        if (!ENDED.has(state)) this.ending = false;
+      }
       const boundary = this.boundary;
       records.setAnswer(record, boundary, Math.round(this.latencyUs));
       if (boundary !== null && boundary < this.matched) this.missed({ block: boundary, reason: 'beyond-boundary' });
@@ -175,6 +261,11 @@ export class OpenTicket implements SessionTicket, RankMember {
     }
     if (state === 'expired' && this.firstMiss === null) this.missed({ block: 0, reason: 'lease-expired' });
     if (ENDED.has(state)) this.host.ended(this);
+    const w = this.waiter;
+    if (w !== null && w.until(state)) {
+      this.waiter = null;
+      w.resolve(state);
+    }
   }
 
   private missed(firstMiss: FirstMiss): void {
