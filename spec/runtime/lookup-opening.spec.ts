@@ -144,7 +144,7 @@ describe('runtime/service: a lookup answered ahead of its actor', () => {
   it('a ticket whose hand-off throws is cancelled with its leases given back, and the others of its turn still get theirs', async () => {
     const logged: string[] = [];
     const logger = { ...quiet, error: (event: string) => void logged.push(event) } as unknown as Logger;
-    const { cache, service, ask } = await setup(logger);
+    const { cache, service, session, ask } = await setup(logger);
     const bad = ask(['a', 'b'], 'bad') as { ticket: number };
     const good = ask(['a'], 'good') as { ticket: number };
     const open = (service as unknown as { tickets: Map<number, { open(): void }> }).tickets;
@@ -159,5 +159,7 @@ describe('runtime/service: a lookup answered ahead of its actor', () => {
     assert.equal(service.openTickets, 1);
     assert.equal(service.timers, 1, 'only the good ticket\'s lease timer');
     assert.equal(cache.usage().pinned, 1, 'the bad ticket gave its leases back; a stays leased by the good one');
+    assert.equal(service.release(session, good.ticket), 'released');
+    assert.equal(service.timers, 0, 'no lease left to hold the process');
   });
 });

@@ -1,3 +1,4 @@
+import { TICKET_ACTORS } from '../../engine/runtime/service/index.js';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -26,11 +27,12 @@ function runPython(body: string, m: ManagerProcess | { socket: string }, extra: 
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
 }
 
-describe('generators/client: the shipped Python client against a real Manager', function () {
+for (const actors of TICKET_ACTORS) {
+describe(`generators/client: the shipped Python client against a real Manager (ticket actors: ${actors})`, function () {
   this.timeout(120_000);
   let m: ManagerProcess;
   before(async () => {
-    m = await startManager(['--dram', '1m', '--block-size', '64k']);
+    m = await startManager(['--dram', '1m', '--block-size', '64k', '--ticket-actors', actors]);
   });
   after(async () => {
     if (m.child.exitCode === null) await m.stop();
@@ -416,6 +418,7 @@ done()
     assert.deepEqual(JSON.parse(r.stdout) as string[], []);
   });
 });
+}
 
 describe('generators/client: reconnecting to a restarted Manager', function () {
   this.timeout(120_000);

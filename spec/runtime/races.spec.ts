@@ -1,3 +1,4 @@
+import { TICKET_ACTORS } from '../../engine/runtime/service/index.js';
 import assert from 'node:assert/strict';
 import { OPCODE, encodeFrame } from '../../engine/runtime/index.js';
 
@@ -8,47 +9,49 @@ const BLOCK = 64 * 1024;
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Requests that overlap on one block or one slot, against a real Manager with an SSD tier. */
-describe('runtime: overlapping requests against a real Manager', function () {
-  this.timeout(120_000);
-  let m: ManagerProcess;
-  before(async () => {
-    // 4 DRAM slots, 32 SSD slots.
-    m = await startManager(['--dram', '256k', '--ssd', tempDir('ssd'), '--ssd-size', '2m', '--block-size', '64k']);
-  });
-  after(async () => {
-    if (m.child.exitCode === null) await m.stop();
-  });
+for (const actors of TICKET_ACTORS) {
+  describe(`runtime: overlapping requests against a real Manager (ticket actors: ${actors})`, function () {
+    this.timeout(120_000);
+    let m: ManagerProcess;
+    before(async () => {
+      // 4 DRAM slots, 32 SSD slots.
+      m = await startManager(['--dram', '256k', '--ssd', tempDir('ssd'), '--ssd-size', '2m', '--block-size', '64k', '--ticket-actors', actors]);
+    });
+    after(async () => {
+      if (m.child.exitCode === null) await m.stop();
+    });
 
-  it('two restores of one block that is only on SSD, started together, both get its own bytes', async () => {
-    const src = pageFile(8, BLOCK);
-    const c = await engineClient(m, src, 8, BLOCK);
-    const hashes = Array.from({ length: 8 }, (_, i) => `race${i}`);
-    hashes.forEach((h, i) => src.write(i, blockBytes(h, BLOCK)));
-    // Eight saves through four DRAM slots: the first blocks now live on SSD only, and every
-    // DRAM slot holds another block's bytes.
-    for (const [i, h] of hashes.entries()) {
-      const saved = await c.request(OPCODE.save, { namespace: NS, hashes: [h], pages: [i] });
-      assert.deepEqual(saved.body.blocks, ['stored'], JSON.stringify(saved.body));
-    }
-    const dest = pageFile(2, BLOCK);
-    const d = await engineClient(m, dest, 2, BLOCK);
-    const t1 = await d.request(OPCODE.lookup, lookupBody([hashes[0]!]));
-    const t2 = await d.request(OPCODE.lookup, lookupBody([hashes[0]!]));
-    assert.deepEqual([t1.body.boundary, t2.body.boundary], [1, 1], JSON.stringify([t1.body, t2.body]));
-    assert.deepEqual(t1.body.tiers, { dram: 0, ssd: 1 }, JSON.stringify(t1.body));
-    // Both restores in one write: the Manager starts them in the same turn.
-    d.raw(Buffer.concat([encodeFrame(OPCODE.restore, 9001, jsonPayload({ ticket: t1.body.ticket, pages: [0] })), encodeFrame(OPCODE.restore, 9002, jsonPayload({ ticket: t2.body.ticket, pages: [1] }))]));
-    for (let i = 0; i < 200 && d.unsolicited.filter((r) => r.opcode === OPCODE.restoreResult).length < 2; i++) await wait(25);
-    const results = d.unsolicited.filter((r) => r.opcode === OPCODE.restoreResult);
-    assert.equal(results.length, 2, JSON.stringify(d.unsolicited));
-    for (const r of results) assert.deepEqual([r.body.state, r.body.blocks], ['done', ['restored']], JSON.stringify(r.body));
-    for (const page of [0, 1]) {
-      assert.ok(dest.read(page).equals(blockBytes(hashes[0]!, BLOCK)), `page ${page} holds ${dest.read(page).subarray(0, 8).toString()}…, not ${hashes[0]}`);
-      assert.equal(dest.flag(page), 1);
-    }
-    await Promise.all([c.close(), d.close()]);
+    it('two restores of one block that is only on SSD, started together, both get its own bytes', async () => {
+      const src = pageFile(8, BLOCK);
+      const c = await engineClient(m, src, 8, BLOCK);
+      const hashes = Array.from({ length: 8 }, (_, i) => `race${i}`);
+      hashes.forEach((h, i) => src.write(i, blockBytes(h, BLOCK)));
+      // Eight saves through four DRAM slots: the first blocks now live on SSD only, and every
+      // DRAM slot holds another block's bytes.
+      for (const [i, h] of hashes.entries()) {
+        const saved = await c.request(OPCODE.save, { namespace: NS, hashes: [h], pages: [i] });
+        assert.deepEqual(saved.body.blocks, ['stored'], JSON.stringify(saved.body));
+      }
+      const dest = pageFile(2, BLOCK);
+      const d = await engineClient(m, dest, 2, BLOCK);
+      const t1 = await d.request(OPCODE.lookup, lookupBody([hashes[0]!]));
+      const t2 = await d.request(OPCODE.lookup, lookupBody([hashes[0]!]));
+      assert.deepEqual([t1.body.boundary, t2.body.boundary], [1, 1], JSON.stringify([t1.body, t2.body]));
+      assert.deepEqual(t1.body.tiers, { dram: 0, ssd: 1 }, JSON.stringify(t1.body));
+      // Both restores in one write: the Manager starts them in the same turn.
+      d.raw(Buffer.concat([encodeFrame(OPCODE.restore, 9001, jsonPayload({ ticket: t1.body.ticket, pages: [0] })), encodeFrame(OPCODE.restore, 9002, jsonPayload({ ticket: t2.body.ticket, pages: [1] }))]));
+      for (let i = 0; i < 200 && d.unsolicited.filter((r) => r.opcode === OPCODE.restoreResult).length < 2; i++) await wait(25);
+      const results = d.unsolicited.filter((r) => r.opcode === OPCODE.restoreResult);
+      assert.equal(results.length, 2, JSON.stringify(d.unsolicited));
+      for (const r of results) assert.deepEqual([r.body.state, r.body.blocks], ['done', ['restored']], JSON.stringify(r.body));
+      for (const page of [0, 1]) {
+        assert.ok(dest.read(page).equals(blockBytes(hashes[0]!, BLOCK)), `page ${page} holds ${dest.read(page).subarray(0, 8).toString()}…, not ${hashes[0]}`);
+        assert.equal(dest.flag(page), 1);
+      }
+      await Promise.all([c.close(), d.close()]);
+    });
   });
-});
+}
 
 describe('runtime: SIGTERM drains what is in flight', function () {
   this.timeout(120_000);

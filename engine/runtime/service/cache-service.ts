@@ -53,6 +53,8 @@ export class CacheService {
   /** The ticket actors, in-process or on the ticket worker. */
   private readonly runner: TicketRunner;
   private nextTicket = 1;
+  /** Tickets in `tickets` that are `ending` (see OpenTicket.ending). */
+  private ending = 0;
   readonly records: RequestRing;
   readonly operations = { saves: 0, restores: 0 };
   private readonly keyMemo = new KeyMemo();
@@ -75,7 +77,11 @@ export class CacheService {
         if (ticket.state === 'timedOut' || ticket.state === 'cancelled') this.agreement.leave(ticket.request, ticket.rank);
         this.observe(ticket, latencyUs);
       },
+      endingChanged: (delta) => {
+        this.ending += delta;
+      },
       ended: (ticket) => {
+        if (ticket.ending) this.ending--;
         this.tickets.delete(ticket.id);
         ticket.session.tickets.delete(ticket.id);
         this.runner.recycle(ticket);
@@ -92,8 +98,9 @@ export class CacheService {
     });
   }
 
+  /** Tickets open for their clients: those a client has ended (released, cancelled, answered as ended) are not, though their actor's report may be on its way. */
   get openTickets(): number {
-    return this.tickets.size;
+    return this.tickets.size - this.ending;
   }
 
   /** Where the ticket actors run. */

@@ -34,6 +34,8 @@ export interface TicketHost {
   /** The history the ticket's record is in (written through the ticket's handle). */
   readonly records: RequestRing;
   answered(ticket: OpenTicket, latencyUs: number): void;
+  /** The ticket became `ending` (+1), or its actor took it elsewhere after all (-1); `ended` then counts it out. */
+  endingChanged(delta: 1 | -1): void;
   ended(ticket: OpenTicket): void;
   /** The actor took the ticket to `actual` after the reply said `answered` (a defect: logged). */
   mismatched(ticket: OpenTicket, answered: TicketState, actual: TicketState): void;
@@ -73,11 +75,8 @@ export class OpenTicket implements SessionTicket, RankMember {
   private resolveReply: ((reply: LookupReply) => void) | null = null;
   /** Stops waiting for the block a pending ticket waits on (a ranked or unsettled lookup). */
   stopListening: (() => void) | null = null;
-  /**
-   * An event that ends the ticket was sent (RELEASE of a ready one, CANCEL), or it was answered as
-   * ended: the client can no longer name it, and nothing more is sent to it but what is in flight.
-   */
-  ending = false;
+  /** See `ending`. */
+  private endingNow = false;
   /** CONSUME was sent: a restore owns the ticket and its leases until CONSUMED. */
   consuming = false;
   /** Its actor was lost (the ticket worker died) while a restore owned it: the restore's end gives its leases back. */
@@ -131,14 +130,14 @@ export class OpenTicket implements SessionTicket, RankMember {
   askRelease(): TicketState | Promise<TicketState> {
     if (this.consuming) return 'restoring';
     if (this.answer === null) return 'pending';
-    this.ending = true;
+    this.markEnding(true);
     return this.ask(TICKET_EVENT.release, hasEnded);
   }
 
   /** The client cancels the ticket: a pending one ends cancelled, a ready one released (a consumed one is its restore's to cancel). */
   askCancel(): TicketState | Promise<TicketState> {
     if (this.consuming) return 'restoring';
-    this.ending = true;
+    this.markEnding(true);
     return this.ask(TICKET_EVENT.cancel, hasEnded);
   }
 
@@ -189,6 +188,24 @@ export class OpenTicket implements SessionTicket, RankMember {
     if (slot !== null && slot.ticket === this) slot.send(e);
   }
 
+  /**
+   * An event that ends the ticket was sent (RELEASE of a ready one, CANCEL), or it was answered as
+   * ended: the client can no longer name it, and nothing more is sent to it but what is in flight.
+   * Its leases went when it became so (every path of the actor from there gives them all back), so
+   * a STATUS or a restore after a release sees them gone though the worker has not reported yet.
+   */
+  get ending(): boolean {
+    return this.endingNow;
+  }
+
+  private markEnding(releaseLeases: boolean): void {
+    if (!this.endingNow) {
+      this.endingNow = true;
+      this.host.endingChanged(1);
+    }
+    if (releaseLeases) this.releaseAll();
+  }
+
   /** The reply now if the ticket has left pending, else a promise of it. */
   reply(): LookupReply | Promise<LookupReply> {
     return this.answer ?? new Promise<LookupReply>((resolve) => (this.resolveReply = resolve));
@@ -198,7 +215,7 @@ export class OpenTicket implements SessionTicket, RankMember {
   // agreement (which tells each member once).
   cancel(): void {
     if (this.ending || this.consuming) return;
-    this.ending = true;
+    this.markEnding(true);
     this.send(TICKET_EVENT.cancel);
   }
   agreed(boundary: number): void {
@@ -229,7 +246,7 @@ export class OpenTicket implements SessionTicket, RankMember {
 
   /** The reply for a ticket that has left pending as `state` (its latency taken now). */
   private answerAs(state: TicketState): LookupReply {
-    if (ENDED.has(state)) this.ending = true;
+    if (ENDED.has(state)) this.markEnding(false);
     this.latencyUs = (performance.now() - this.started) * 1e3;
     return (this.answer = { ticket: this.id, state, boundary: state === 'miss' ? 0 : this.boundary, matched: this.matched, tiers: this.tiers });
   }
@@ -250,7 +267,10 @@ export class OpenTicket implements SessionTicket, RankMember {
       else if (answered.state !== state) {
         this.host.mismatched(this, answered.state as TicketState, state);
         // It follows its actor: one that did not end stays open (and can be released).
-        if (!ENDED.has(state)) this.ending = false;
+        if (!ENDED.has(state) && this.endingNow) {
+          this.endingNow = false;
+          this.host.endingChanged(-1);
+        }
       }
       const boundary = this.boundary;
       records.setAnswer(record, boundary, Math.round(this.latencyUs));

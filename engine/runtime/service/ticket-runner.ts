@@ -212,7 +212,8 @@ export class WorkerTickets implements TicketRunner {
     if (kind === R.state) {
       const state = TICKET_STATE_CODES[value]!;
       slot.state = state;
-      slot.ticket?.observe(state);
+      // An actor reports idle only as it starts, before its first OPEN: no ticket's state.
+      if (state !== 'idle') slot.ticket?.observe(state);
     } else if (kind === R.settle) slot.ticket?.settle(value);
     else if (kind === R.releaseAll) slot.ticket?.releaseAll();
     else if (kind === R.error) {

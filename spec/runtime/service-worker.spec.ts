@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { BlockCache } from '../../engine/runtime/catalog/index.js';
+import type { Logger } from '../../engine/runtime/log/index.js';
+import type { PageFile } from '../../engine/runtime/pages/index.js';
+import { CacheService, RequestError, type LookupReply } from '../../engine/runtime/service/index.js';
+import { Session } from '../../engine/runtime/session/index.js';
+import { DramArena } from '../../engine/runtime/tiers/index.js';
+
+const BLOCK = 4096;
+const NS = { model: 'm', layout: 'l', blockSize: 16 };
+const NS_ID = JSON.stringify([NS.model, NS.layout, NS.blockSize]);
+
+/** Waits until `done()` holds (polling), at most 10 s. */
+async function within(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Blocks this thread (the ticket worker runs on): what a busy main thread does to the reports. */
+function busy(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+}
+
+/** Pages whose copies land when the spec lets them (a restore in flight); records what landed. */
+function heldPages(count: number) {
+  const landing: (() => void)[] = [];
+  const written: number[] = [];
+  const pages = {
+    pages: count,
+    readPage: async (i: number, into: Buffer) => void into.fill(i + 1),
+    writePages: (into: number[]) =>
+      new Promise<void>((resolve) =>
+        landing.push(() => {
+          written.push(...into);
+          resolve();
+        }),
+      ),
+    setFlag: async () => undefined,
+    close: () => undefined,
+  };
+  return { pages: pages as unknown as PageFile, landing, written };
+}
+
+describe('runtime/service: the ticket actors on the ticket worker (serve --ticket-actors worker)', function () {
+  this.timeout(30_000);
+  const services: CacheService[] = [];
+  afterEach(async () => {
+    await Promise.all(services.splice(0).map((s) => s.close()));
+  });
+  const setup = async (options: { leaseMs?: number; logger?: Logger; dramSlots?: number } = {}) => {
+    const logged: string[] = [];
+    const logger = options.logger ?? ({ debug: () => undefined, info: () => undefined, warn: () => undefined, error: (event: string) => void logged.push(event) } as unknown as Logger);
+    const cache = new BlockCache(new DramArena(BLOCK, options.dramSlots ?? 16), null);
+    for (const h of ['a', 'b', 'c', 'd']) await cache.stage(BlockCache.key(NS_ID, h), async (into) => void into.fill(h.charCodeAt(0)));
+    const service = new CacheService(cache, { leaseMs: options.leaseMs ?? 60_000, maxTickets: 64, records: 256, ticketActors: 'worker' }, null, logger);
+    services.push(service);
+    await service.ready;
+    const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+    const ask = (hashes: string[], request: string, rank = 0, worldSize = 1) => service.lookup(session, { namespace: NS, hashes, request, rank, worldSize, deadlineMs: 10_000 } as never);
+    const open = () => (service as unknown as { tickets: Map<number, unknown> }).tickets.size;
+    const record = (request: string) => service.records.list({ request })[0]!;
+    return { cache, service, session, ask, open, record, logged };
+  };
+
+  it('a settled lookup is answered at once; a RELEASE gives its leases back at once and answers the state the actor then reports', async () => {
+    const { cache, service, session, ask, open, record } = await setup();
+    assert.equal(service.ticketActors, 'worker');
+    const r = ask(['a', 'b', 'x'], 'one') as LookupReply;
+    assert.ok(!(r instanceof Promise), 'answered in the same turn, ahead of the worker');
+    assert.deepEqual([r.state, r.boundary, r.matched], ['ready', 2, 2]);
+    assert.equal(cache.usage().pinned, 2);
+    await within(() => record('one').state === 'ready', 'the worker reported the OPEN');
+    const released = service.release(session, r.ticket);
+    assert.ok(released instanceof Promise, 'answered once the worker has stepped the actor');
+    assert.equal(cache.usage().pinned, 0, 'the leases went with the RELEASE (every path of the actor from there gives them back)');
+    assert.equal(service.openTickets, 0, 'no longer open for the client');
+    assert.equal(await released, 'released');
+    assert.equal(open(), 0);
+    assert.equal(record('one').state, 'released');
+    assert.equal(service.xstate.actors, 1);
+    assert.deepEqual(service.ahead, { answered: 1, mismatched: 0 });
+  });
+
+  it('a ticket released again, cancelled after, or named a thousand times is unknown: nothing more reaches the worker for it', async () => {
+    const { service, session, ask, open } = await setup();
+    const r = ask(['a'], 'again') as LookupReply;
+    const first = service.release(session, r.ticket);
+    for (let i = 0; i < 1000; i++) {
+      assert.throws(() => service.release(session, r.ticket), (e: unknown) => e instanceof RequestError && e.reason === 'unknown-ticket');
+      assert.throws(() => service.cancel(session, r.ticket), (e: unknown) => e instanceof RequestError && e.reason === 'unknown-ticket');
+    }
+    assert.equal(await first, 'released');
+    assert.equal(open(), 0);
+    const next = ask(['a', 'b'], 'next') as LookupReply;
+    assert.equal(next.state, 'ready');
+    assert.equal(await service.release(session, next.ticket), 'released');
+  });
+
+  it('a miss is answered ended: releasing it is refused as unknown, as in-process', async () => {
+    const { service, session, ask, open } = await setup();
+    const r = ask(['zz'], 'miss') as LookupReply;
+    assert.deepEqual([r.state, r.boundary], ['miss', 0]);
+    assert.throws(() => service.release(session, r.ticket), /no open ticket/);
+    await within(() => open() === 0, 'the miss reported');
+  });
+
+  it('two ranks agree through the worker: both ready with the smaller boundary, each answered when its actor reports', async () => {
+    const { cache, service, session, ask } = await setup();
+    const r0 = ask(['a', 'b', 'c'], 'two', 0, 2);
+    assert.ok(r0 instanceof Promise);
+    const r1 = ask(['a', 'b'], 'two', 1, 2);
+    const [a, b] = await Promise.all([r0, r1]);
+    assert.deepEqual([a.state, a.boundary, b.state, b.boundary], ['ready', 2, 'ready', 2]);
+    assert.equal(cache.usage().pinned, 2, 'the leases beyond the agreed boundary went (settle)');
+    assert.equal(await service.release(session, a.ticket), 'released');
+    assert.equal(await service.release(session, b.ticket), 'released');
+    assert.equal(cache.usage().pinned, 0);
+  });
+
+  it('a pending ticket is cancelled through the worker (cancelled, never a miss); a RELEASE of it is answered pending and sends nothing', async () => {
+    const { cache, service, session, ask, record } = await setup();
+    const waiting = ask(['a'], 'alone', 0, 2) as Promise<LookupReply>;
+    const id = session.tickets.lastAdded!;
+    assert.equal(service.release(session, id), 'pending');
+    assert.equal(await service.cancel(session, id), 'cancelled');
+    assert.equal((await waiting).state, 'cancelled');
+    assert.equal(record('alone').state, 'cancelled');
+    assert.equal(cache.usage().pinned, 0);
+  });
+
+  it('a restore waits for the actor to take the CONSUME, restores, and the ticket ends consumed with its leases given back', async () => {
+    const { cache, service, session, ask, record, open } = await setup();
+    const held = heldPages(4);
+    session.pages = held.pages;
+    const r = ask(['a', 'b'], 'restore') as LookupReply;
+    const restoring = service.restore(session, { ticket: r.ticket, pages: [0, 1] });
+    assert.equal(service.release(session, r.ticket), 'restoring', 'a consumed ticket takes no RELEASE');
+    await within(() => held.landing.length > 0, 'the copy started');
+    assert.equal(cache.usage().pinned, 2, 'the restore holds the leases');
+    held.landing.shift()!();
+    assert.deepEqual(await restoring, { state: 'done', blocks: ['restored', 'restored'] });
+    await within(() => open() === 0, 'consumed reported');
+    assert.equal(record('restore').state, 'consumed');
+    assert.equal(cache.usage().pinned, 0);
+  });
+
+  it('a restore of a ticket whose lease expired on the worker before its CONSUME arrived is refused, and writes no page', async () => {
+    const { cache, service, session, ask, record } = await setup({ leaseMs: 20 });
+    const held = heldPages(4);
+    session.pages = held.pages;
+    const r = ask(['a', 'b'], 'late') as LookupReply;
+    assert.equal(r.state, 'ready');
+    // The worker expires it meanwhile; its report waits until this thread is free again.
+    busy(150);
+    await assert.rejects(Promise.resolve(service.restore(session, { ticket: r.ticket, pages: [0, 1] })), (e: unknown) => e instanceof RequestError && e.reason === 'ticket-not-ready' && /is expired/.test(e.message));
+    assert.deepEqual(held.written, []);
+    assert.equal(held.landing.length, 0, 'no copy was started');
+    assert.equal(record('late').state, 'expired');
+    assert.equal(cache.usage().pinned, 0);
+    // The slot serves the next ticket, and what was sent for the expired one does not reach it.
+    const next = ask(['a'], 'next') as LookupReply;
+    assert.equal(next.state, 'ready');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(record('next').state, 'ready');
+    assert.equal(await service.release(session, next.ticket), 'released');
+  });
+
+  it('the session closing cancels its pending and ready tickets through the worker: every lease goes', async () => {
+    const { cache, service, session, ask, open } = await setup();
+    const pending = ask(['a'], 'p', 0, 2) as Promise<LookupReply>;
+    ask(['a', 'b', 'c'], 'r');
+    assert.equal(cache.usage().pinned, 3);
+    await session.close();
+    assert.equal(cache.usage().pinned, 0);
+    assert.equal(service.openTickets, 0);
+    assert.equal((await pending).state, 'cancelled');
+    await within(() => open() === 0, 'both ended');
+  });
+
+  it('a worker that dies: its tickets end cancelled with their leases back, a restore under way keeps its leases until it drains, and a new worker serves', async () => {
+    const { cache, service, session, ask, record, logged, open } = await setup();
+    const held = heldPages(4);
+    session.pages = held.pages;
+    const ready = ask(['a', 'b'], 'ready') as LookupReply;
+    const restored = ask(['c', 'd'], 'restored') as LookupReply;
+    const restoring = service.restore(session, { ticket: restored.ticket, pages: [0, 1] });
+    await within(() => held.landing.length > 0, 'the copy started');
+    await within(() => record('ready').state === 'ready', 'reported ready');
+    assert.equal(cache.usage().pinned, 4);
+    const runner = (service as unknown as { runner: { worker: { worker: { terminate(): Promise<number> } } } }).runner;
+    await runner.worker.worker.terminate();
+    await within(() => logged.includes('ticket-worker-exited'), 'the exit logged');
+    assert.equal(record('ready').state, 'cancelled');
+    assert.equal(cache.usage().pinned, 2, 'the restore still holds c and d');
+    held.landing.shift()!();
+    assert.deepEqual(await restoring, { state: 'done', blocks: ['restored', 'restored'] });
+    assert.equal(cache.usage().pinned, 0, 'given back once the restore drained');
+    assert.equal(record('restored').state, 'consumed');
+    assert.equal(open(), 0);
+    await service.ready;
+    const after = ask(['a'], 'after') as LookupReply;
+    assert.equal(after.state, 'ready');
+    assert.equal(await service.release(session, after.ticket), 'released');
+  });
+});
