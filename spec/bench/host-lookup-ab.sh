@@ -9,8 +9,9 @@
 #   tar cJf .gpu-bundle/old.tar.xz -C /tmp/oldtree --exclude=./node_modules --exclude=./engine .
 # (the same bench file runs against both Managers: only the Manager differs). Then, on the host:
 #   bash spec/bench/host-lookup-ab.sh
-# AB_VARIANTS lists name|bench-folder|extra node flags (comma-separated) per variant, the variants
-# space-separated (default: old, new; e.g. add "new-noparscav|$PWD/.gpu-bundle/bench|--no-parallel-scavenge");
+# AB_VARIANTS lists name|bench-folder|extra node flags (comma-separated)|extra serve arguments
+# (comma-separated, optional) per variant, the variants space-separated (default: old, new; e.g. add
+# "new-noparscav|$PWD/.gpu-bundle/bench|--no-parallel-scavenge" or "worker|$PWD/.gpu-bundle/bench||--ticket-actors,worker");
 # RATES the lookup rates (default 10000). old.tar.xz is needed only by a variant that runs /tmp/old.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,14 +25,16 @@ export PATH=/tmp/nodebin:$PATH
 export ORBITKV_NATIVE_ADDON=$PWD/native/build/Release/orbitkv_native.node ORBITKV_BENCH_DIR=/tmp/okv-bench ORBITKV_BENCH_NO_BUILD=1 ORBITKV_BENCH_LOOKUP_RATES=${RATES:-10000} ORBITKV_BENCH_RUNTIME_ROWS=lookup
 { date -u; nproc; uptime; grep -m1 'model name' /proc/cpuinfo; } | tee "$out/env.txt"
 # "fast" scavenges: less than 60 ms after the last (the lookup phases); mark-compacts: the whole run.
-gcsum() { grep "gc=" "$1" | awk '{for(i=1;i<=NF;i++){split($i,a,"="); v[a[1]]=a[2]} if (v["gc"]=="s" && v["mutator"]<60) {n++; ps+=v["pause"]; if (v["pause"]>mx) mx=v["pause"]; p+=v["promoted"]; ab+=v["scavenge.sweep_array_buffers"]} if (v["gc"]=="mc") {m++; mp+=v["pause"]; ls+=v["incremental_longest_step"]; isw+=v["incremental.sweep_array_buffers"]}} END{printf "gc: fast scavenges %d avg %.3f ms (ab sweep %.3f) max %.2f promoted/scav %d; mark-compacts %d avg pause %.2f ms, longest incremental step avg %.2f ms, incremental ab sweep avg %.2f ms\n", n, (n?ps/n:0), (n?ab/n:0), mx, (n?p/n:0), m, (m?mp/m:0), (m?ls/m:0), (m?isw/m:0)}'; }
+# Only the main isolate's lines (the first to collect, before any worker starts): a ticket worker's
+# collections pause no reply. Its count is printed after, with the other isolates'.
+gcsum() { grep "gc=" "$1" | awk 'match($0, /^\[[0-9]+:0x[0-9a-f]+\]/) { iso = substr($0, RSTART, RLENGTH); if (first == "") first = iso; if (iso != first) { others++; next } } {for(i=1;i<=NF;i++){split($i,a,"="); v[a[1]]=a[2]} if (v["gc"]=="s" && v["mutator"]<60) {n++; ps+=v["pause"]; if (v["pause"]>mx) mx=v["pause"]; p+=v["promoted"]; ab+=v["scavenge.sweep_array_buffers"]} if (v["gc"]=="mc") {m++; mp+=v["pause"]; ls+=v["incremental_longest_step"]; isw+=v["incremental.sweep_array_buffers"]}} END{printf "gc: fast scavenges %d avg %.3f ms (ab sweep %.3f) max %.2f promoted/scav %d; mark-compacts %d avg pause %.2f ms, longest incremental step avg %.2f ms, incremental ab sweep avg %.2f ms\n", n, (n?ps/n:0), (n?ab/n:0), mx, (n?p/n:0), m, (m?mp/m:0), (m?ls/m:0), (m?isw/m:0); if (others) printf "  (other isolates: %d collections)\n", others}'; }
 read -r -a variants <<< "${AB_VARIANTS:-old|/tmp/old/spec/bench| new|$b/bench|}"
 for r in 1 2 3; do
   for v in "${variants[@]}"; do
-    IFS='|' read -r name tree flags <<< "$v"
+    IFS='|' read -r name tree flags serve <<< "$v"
     rm -f /tmp/gc.txt
     echo "== $name round $r" | tee -a "$out/ab.txt"
-    ORBITKV_BENCH_MANAGER_FLAGS="${flags//,/ } --trace-gc --trace-gc-nvp" ORBITKV_BENCH_MANAGER_STDOUT=/tmp/gc.txt node "$tree/runtime.bench.mjs" 2>&1 | grep "^python lookup p" | sed -E 's/ +/ /g; s/\(achieved ([0-9]+\/s).*spinning\)/(\1)/; s/vs an echo of the lookup request.s size, encoded per call/vs echo of its size/' | cut -c1-120 | tee -a "$out/ab.txt"
+    ORBITKV_BENCH_SERVE_ARGS="${serve//,/ }" ORBITKV_BENCH_MANAGER_FLAGS="${flags//,/ } --trace-gc --trace-gc-nvp" ORBITKV_BENCH_MANAGER_STDOUT=/tmp/gc.txt node "$tree/runtime.bench.mjs" 2>&1 | grep "^python lookup p" | sed -E 's/ +/ /g; s/\(achieved ([0-9]+\/s).*spinning\)/(\1)/; s/vs an echo of the lookup request.s size, encoded per call/vs echo of its size/' | cut -c1-120 | tee -a "$out/ab.txt"
     gcsum /tmp/gc.txt | tee -a "$out/ab.txt"
   done
 done

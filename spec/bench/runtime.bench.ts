@@ -133,10 +133,23 @@ const LOOKUP_S = Number(process.env['ORBITKV_BENCH_LOOKUP_S'] ?? 2);
 if (!(LOOKUP_S > 0)) throw new Error(`ORBITKV_BENCH_LOOKUP_S must be a positive number of seconds, got ${process.env['ORBITKV_BENCH_LOOKUP_S']}`);
 if (WAIT !== 'spin' && WAIT !== 'block') throw new Error(`ORBITKV_BENCH_WAIT must be spin or block, got ${WAIT}`);
 const PY = String.raw`
-import hashlib, json, sys, time
+import hashlib, json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 import orbitkv_client as okv
-sock, profile, ns, rate, seconds, wait, trace = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7], sys.argv[8]
+sock, profile, ns, rate, seconds, wait, trace, manager = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7], sys.argv[8], int(sys.argv[9])
+def cpu():
+    # The Manager's CPU time in ns (schedstat), its main thread's and all its threads' together.
+    main = total = 0
+    for tid in os.listdir("/proc/%d/task" % manager):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (manager, tid)) as f:
+                ns_ = int(f.read().split()[0])
+        except OSError:
+            continue
+        total += ns_
+        if tid == str(manager):
+            main = ns_
+    return main, total
 c = okv.Connection(sock, spin=wait == "spin")
 c.hello(profile, client="bench")
 # 16 block hashes as vLLM's connector sends them: SHA-256 digests as 64 hex digits (hash_text).
@@ -146,6 +159,7 @@ def run(kind, traced=False):
     lat = []
     period = 1.0 / rate
     n = int(rate * seconds)
+    used0 = cpu()
     start = time.perf_counter()
     for i in range(n):
         due = start + i * period
@@ -169,11 +183,12 @@ def run(kind, traced=False):
                 raise SystemExit("lookup %d: %r" % (i, answer))
             c.release(answer["ticket"])
     elapsed = time.perf_counter() - start
+    used = [b - a for a, b in zip(used0, cpu())]
     if traced and trace:
         with open("%s.%s.%d" % (trace, kind, int(rate)), "w") as f:
             f.write("\n".join(str(x) for x in lat))
     lat.sort()
-    return {"p50": lat[len(lat) // 2] / 1e3, "p99": lat[int(len(lat) * 0.99)] / 1e3, "rate": n / elapsed}
+    return {"p50": lat[len(lat) // 2] / 1e3, "p99": lat[int(len(lat) * 0.99)] / 1e3, "rate": n / elapsed, "cpuMain": used[0] / n / 1e3, "cpuAll": used[1] / n / 1e3}
 run("echo")
 run("lookup")
 print(json.dumps({"echo": run("echo", True), "lookup": run("lookup", True), "echobody": run("echobody", True)}))
@@ -181,7 +196,7 @@ print(json.dumps({"echo": run("echo", True), "lookup": run("lookup", True), "ech
 /** The Python rows' chain: 16 block hashes as vLLM's connector sends them (SHA-256 digests as hex; the Python side computes the same). */
 const LOOKUP_CHAIN = Array.from({ length: 16 }, (_, i) => createHash('sha256').update(`block ${i}`).digest('hex'));
 
-async function pythonLookupRows(): Promise<void> {
+async function pythonLookupRows(manager: ChildProcess): Promise<void> {
   // The chain stored first (from pages of its own), so every lookup finds all 16 blocks.
   const pages = pageFile(16);
   const k = await client(pages, 16);
@@ -190,9 +205,9 @@ async function pythonLookupRows(): Promise<void> {
   await k.close();
   closeSync(pages.fd);
   for (const rate of (process.env['ORBITKV_BENCH_LOOKUP_RATES'] ?? '1000,10000').split(',').map(Number)) {
-    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT, process.env['ORBITKV_BENCH_LOOKUP_TRACE'] ?? ''], { encoding: 'utf8' });
+    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT, process.env['ORBITKV_BENCH_LOOKUP_TRACE'] ?? '', String(manager.pid)], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr || r.stdout);
-    const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number }>;
+    const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number; cpuMain: number; cpuAll: number }>;
     for (const q of ['p50', 'p99'] as const) {
       results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by spinning, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
     }
@@ -200,6 +215,12 @@ async function pythonLookupRows(): Promise<void> {
     // the lookup's own request bytes, encoded by Python per call as the lookup's are.
     for (const q of ['p50', 'p99'] as const) {
       results.push({ name: `python lookup ${q} at ${rate}/s vs an echo of the lookup request's size, encoded per call (achieved ${out.echobody.rate.toFixed(0)}/s)`, unit: 'µs', ours: out.lookup[q], peer: out.echobody[q], peerName: 'echo of the lookup request size', ratio: costRatio(out.lookup[q], out.echobody[q]), target: 'reported' });
+    }
+    // What a lookup and its release cost the Manager's CPU (schedstat, over the timed phase), its
+    // main thread (which answers every request) and all its threads (a ticket worker's included),
+    // against a bare echo's.
+    for (const [key, which] of [['cpuMain', 'main thread'], ['cpuAll', 'all threads']] as const) {
+      results.push({ name: `Manager CPU per lookup and release at ${rate}/s, ${which}`, unit: 'µs', ours: out.lookup[key], peer: out.echo[key], peerName: 'per bare echo', ratio: costRatio(out.lookup[key], out.echo[key]), target: 'reported' });
     }
   }
 }
@@ -217,7 +238,7 @@ async function soakRows(): Promise<void> {
   const ssdBytes = 64 * MiB;
   const seconds = Number(process.env['ORBITKV_BENCH_SOAK_S'] ?? 20);
   const soakSocket = join(dir, 'run', 'soak.sock');
-  const child = spawn(process.execPath, [...managerFlags(), ...ORBITKV, 'serve', '--socket', soakSocket, '--dram', `${dramBytes}`, '--ssd', soakDir, '--ssd-size', `${ssdBytes}`, '--block-size', '64k', '--records', '10000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...managerFlags(), ...ORBITKV, 'serve', '--socket', soakSocket, '--dram', `${dramBytes}`, '--ssd', soakDir, '--ssd-size', `${ssdBytes}`, '--block-size', '64k', '--records', '10000', ...(process.env['ORBITKV_BENCH_SERVE_ARGS'] ?? '').split(' ').filter(Boolean)], { stdio: ['ignore', 'ignore', 'pipe'] });
   await new Promise<void>((ok, fail) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -285,7 +306,7 @@ if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'soak') {
 if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'lookup') {
   // Only the Python lookup rows (and their echo peers), on a Manager holding the bench's chain.
   const manager = await serve(true);
-  await pythonLookupRows();
+  await pythonLookupRows(manager);
   await stop(manager);
   rmSync(dir, { recursive: true, force: true });
   printReport('runtime', results);
@@ -408,7 +429,7 @@ if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'data') {
   process.exit(0);
 }
 
-await pythonLookupRows();
+await pythonLookupRows(manager);
 await stop(manager);
 
 await soakRows();

@@ -128,6 +128,31 @@ describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker
     assert.deepEqual(reports.map(name), ['7:idle', '7:settle(3)', '7:ready']);
   });
 
+  it('quiet events (nobody waits for their reports) reach a sleeping worker, and their reports reach main, with no event or poll after them', async () => {
+    const { w, reports } = start(4);
+    await w.ready;
+    await new Promise((r) => setTimeout(r, 20)); // the worker sleeps
+    w.send(2, E.open, 1000, 5, true);
+    w.send(2, E.release, 0, 0, true);
+    await within(() => reports.length >= 5);
+    assert.deepEqual(reports.map(name), ['2:idle', '2:settle(5)', '2:ready', '2:releaseAll', '2:released']);
+  });
+
+  it('a stream of quiet lookups and releases, with main polling as it serves each, wakes main by message a few times, not once per event', async () => {
+    const { w, reports } = start(64);
+    await w.ready;
+    const pairs = 400;
+    for (let i = 0; i < pairs; i++) {
+      w.poll();
+      w.send(i % 64, E.open, 1000, 3, true);
+      w.send(i % 64, E.release, 0, 0, true);
+      if (i % 4 === 3) await new Promise((r) => setImmediate(r));
+    }
+    const released = () => reports.filter((r) => r[1] === R.state && TICKET_STATE_CODES[r[2]] === 'released').length;
+    await within(() => released() === pairs);
+    assert.ok(w.wakes < pairs / 4, `${w.wakes} messages for ${pairs} lookups`);
+  });
+
   it('refuses more waiting events than its slots allow (a defect of the sender), and a closed worker refuses any', async () => {
     const { w } = start(1);
     assert.throws(() => {

@@ -135,6 +135,11 @@ export class EventRing {
     return false;
   }
 
+  /** Whether the consumer has raised its flag (it sleeps, or listens) and no producer has taken it down yet. */
+  get sleeping(): boolean {
+    return Atomics.load(this.control, SLEEPING) === 1;
+  }
+
   /**
    * The producer's nudge after pushing. When the consumer waits, takes its flag down, wakes it if
    * it sleeps (a futex wake) and returns true (once per wait: a listener is told once); else false.

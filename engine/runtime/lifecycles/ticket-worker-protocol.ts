@@ -20,6 +20,16 @@ export const TICKET_EVENT_KIND = {
   stop: 8,
 } as const;
 
+/**
+ * Or'ed into an event's kind: nobody waits for what the event makes the actor do (a lookup answered
+ * ahead, a release not answered). The worker is woken for it within a millisecond rather than at
+ * once, and its reports do not wake main, which drains them when it next serves a lookup; a worker
+ * that goes QUIET_REPORT_MS without an event while such reports wait wakes main for them. So the
+ * lookup path costs main no message and the worker no wake per event while lookups keep coming.
+ */
+export const TICKET_QUIET = 0x100;
+export const QUIET_REPORT_MS = 5;
+
 /** Worker -> main: what the actor in `slot` did. */
 export const TICKET_REPORT_KIND = {
   /** a = the state's code (TICKET_STATE_CODES). */

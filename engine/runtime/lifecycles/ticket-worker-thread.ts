@@ -9,7 +9,7 @@ import { createActor, type ActorRefFrom } from 'xstate';
 import { EventRing } from './event-ring.js';
 import { TICKET_FINAL, lookupTicketMachine, type TicketEvent, type TicketState } from './lookup-ticket.js';
 import { TicketClock } from './ticket-clock.js';
-import { TICKET_EVENT_KIND as E, TICKET_REPORT_KIND as R, TICKET_STATE_CODES, type TicketWorkerData } from './ticket-worker-protocol.js';
+import { QUIET_REPORT_MS, TICKET_EVENT_KIND as E, TICKET_QUIET, TICKET_REPORT_KIND as R, TICKET_STATE_CODES, type TicketWorkerData } from './ticket-worker-protocol.js';
 
 const data = workerData as TicketWorkerData;
 const events = new EventRing(data.events);
@@ -20,9 +20,16 @@ const actors: (ActorRefFrom<typeof lookupTicketMachine> | undefined)[] = new Arr
 /** Blocks for a millisecond while the report ring is full (main drains it on the message it got). */
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
+/** Whether the event being stepped is quiet (TICKET_QUIET): what it makes the actor do wakes nobody. */
+let quiet = false;
+
 function report(kind: number, slot: number, a = 0): void {
-  while (!reports.push(kind, slot, a, 0)) Atomics.wait(pause, 0, 0, 1);
-  if (reports.wake()) parentPort!.postMessage(0);
+  while (!reports.push(kind, slot, a, 0)) {
+    if (reports.wake()) parentPort!.postMessage(0);
+    Atomics.wait(pause, 0, 0, 1);
+  }
+  // Quiet reports wait for main's next drain, unless they fill half the ring.
+  if ((!quiet || reports.waiting >= reports.capacity / 2) && reports.wake()) parentPort!.postMessage(0);
 }
 
 function actorFor(slot: number): ActorRefFrom<typeof lookupTicketMachine> {
@@ -57,7 +64,16 @@ const FIXED: Record<number, TicketEvent> = {
 };
 
 let stopped = false;
-function step(kind: number, slot: number, a: number, b: number): void {
+function step(flagged: number, slot: number, a: number, b: number): void {
+  quiet = (flagged & TICKET_QUIET) !== 0;
+  try {
+    stepActor(flagged & ~TICKET_QUIET, slot, a, b);
+  } finally {
+    quiet = false;
+  }
+}
+
+function stepActor(kind: number, slot: number, a: number, b: number): void {
   if (kind === E.stop) {
     stopped = true;
     return;
@@ -84,7 +100,12 @@ parentPort!.postMessage('ready');
 void (async () => {
   while (!stopped) {
     events.drain(step);
-    if (!stopped) await events.sleepAsync();
+    if (stopped) break;
+    // Reports main has not drained (quiet ones: nobody was woken for them) wait at most
+    // QUIET_REPORT_MS for main's next lookup to drain them; then main is told.
+    const unread = reports.waiting > 0;
+    await events.sleepAsync(unread ? QUIET_REPORT_MS : undefined);
+    if (unread && events.waiting === 0 && reports.waiting > 0 && reports.wake()) parentPort!.postMessage(0);
   }
   process.exit(0);
 })();

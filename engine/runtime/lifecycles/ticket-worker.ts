@@ -19,10 +19,13 @@
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../threads/module-worker.js';
 import { EventRing } from './event-ring.js';
-import { TICKET_EVENT_KIND, type TicketWorkerData } from './ticket-worker-protocol.js';
+import { TICKET_EVENT_KIND, TICKET_QUIET, type TicketWorkerData } from './ticket-worker-protocol.js';
 
 /** Records in each ring. */
 const RING = 4096;
+/** How soon a sleeping worker is woken for quiet events (TICKET_QUIET), in ms. */
+const QUIET_WAKE_MS = 1;
+
 /** Most events a slot's ticket is sent before its end is reported (OPEN, AGREED or DEFER, CANCEL or RELEASE or CONSUME, CONSUMED, and one spare). */
 export const EVENTS_PER_SLOT = 6;
 
@@ -46,6 +49,9 @@ export class TicketWorker {
   private readonly overflowMax: number;
   private closing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  /** Messages the worker sent to have its reports drained (what quiet events save main: one each otherwise). */
+  wakes = 0;
   /**
    * Resolves once the worker runs its loop; rejects if it ends first. Until then events wait in the
    * ring and the overflow, which are sized for a worker that keeps up: a caller awaits this before it
@@ -53,7 +59,11 @@ export class TicketWorker {
    */
   readonly ready: Promise<void>;
 
+  private readonly eachReport: (kind: number, slot: number, value: number) => void;
+
   constructor(private readonly options: TicketWorkerOptions) {
+    const onReport = options.onReport;
+    this.eachReport = (kind, slot, value) => onReport(slot, kind, value);
     if (!Number.isSafeInteger(options.slots) || options.slots < 1) throw new RangeError(`slots must be a positive integer, got ${options.slots}`);
     const events = EventRing.memory(RING);
     const reports = EventRing.memory(RING);
@@ -70,7 +80,11 @@ export class TicketWorker {
     });
     // Handled here so that a worker that ends before it is awaited is no unhandled rejection.
     this.ready.catch(() => undefined);
-    this.worker.on('message', (m: unknown) => (m === 'ready' ? started() : this.drainReports()));
+    this.worker.on('message', (m: unknown) => {
+      if (m === 'ready') return started();
+      this.wakes++;
+      this.drainReports();
+    });
     this.worker.once('error', (error) => {
       failed(error);
       this.ended(error);
@@ -88,12 +102,18 @@ export class TicketWorker {
    * outside 0..slots-1 is refused here; an unknown kind is the worker's to refuse (it stops, and
    * `onExit` says why).
    */
-  send(slot: number, kind: number, a = 0, b = 0): void {
+  send(slot: number, kind: number, a = 0, b = 0, quiet = false): void {
     if (this.closing) throw new Error('the ticket worker is closed');
     if (!Number.isInteger(slot) || slot < 0 || slot >= this.options.slots) throw new RangeError(`ticket worker: slot ${slot} is outside 0..${this.options.slots - 1}`);
     if (this.overflow.length > 0) this.flush();
+    if (quiet) kind |= TICKET_QUIET;
     if (this.overflow.length === 0 && this.events.push(kind, slot, a, b)) {
-      this.events.wake();
+      if (!quiet) this.events.wake();
+      else {
+        // A worker that is not asleep sees the event before it sleeps (it reads the head after it
+        // raises its flag); one that is is woken by the next event that is not quiet, or soon.
+        if (this.events.sleeping && this.wakeTimer === null) this.wakeTimer = setTimeout(this.wakeWorker, QUIET_WAKE_MS);
+      }
       return;
     }
     if (this.overflow.length / 4 >= this.overflowMax) throw new RangeError(`ticket worker: ${this.overflowMax} events waiting for the worker (${this.options.slots} slots x ${EVENTS_PER_SLOT}); more is a defect of the sender`);
@@ -101,6 +121,19 @@ export class TicketWorker {
     this.events.wake();
     this.flushSoon();
   }
+
+  /**
+   * Hands what the worker reported to `onReport` now (a caller about to look at tickets: the
+   * service, as it serves a lookup), without waiting for the worker's message.
+   */
+  poll(): void {
+    if (this.reports.waiting > 0) this.drainReports(false);
+  }
+
+  private readonly wakeWorker = (): void => {
+    this.wakeTimer = null;
+    this.events.wake();
+  };
 
   /** Events waiting in the overflow for room in the ring. */
   get waiting(): number {
@@ -113,7 +146,7 @@ export class TicketWorker {
     this.closing = new Promise<void>((resolve) => {
       this.worker.once('exit', () => resolve());
       this.overflow = [];
-      if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+      this.clearTimers();
       if (!this.events.push(TICKET_EVENT_KIND.stop, 0, 0, 0)) void this.worker.terminate();
       this.events.wake();
     });
@@ -144,14 +177,21 @@ export class TicketWorker {
     }, 1);
   }
 
-  private drainReports(): void {
+  private clearTimers(): void {
+    for (const t of [this.flushTimer, this.wakeTimer]) if (t !== null) clearTimeout(t);
+    this.flushTimer = this.wakeTimer = null;
+  }
+
+  /** Hands every waiting report to `onReport`; `listen`: then raises the flag the worker's next wake takes down (after its message). */
+  private drainReports(listen = true): void {
     // A worker that has ended (or is being closed) reports nothing more: what its ring still
     // holds is about actors that are gone, and a replacement's slots must not hear it.
     if (this.closing) return;
-    const onReport = this.options.onReport;
-    const each = (kind: number, slot: number, value: number) => onReport(slot, kind, value);
-    do this.reports.drain(each);
-    while (!this.reports.listen());
+    const each = this.eachReport;
+    if (listen) {
+      do this.reports.drain(each);
+      while (!this.reports.listen());
+    } else this.reports.drain(each);
     // The worker took events: room for those that waited (and a timer pushes them if no report comes).
     if (this.overflow.length > 0) this.flush();
   }
@@ -159,7 +199,7 @@ export class TicketWorker {
   private ended(error: Error): void {
     if (this.closing) return;
     this.closing = Promise.resolve();
-    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+    this.clearTimers();
     this.options.onExit(error);
   }
 }

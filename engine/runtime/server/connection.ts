@@ -292,7 +292,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
           return close('binary-release-malformed');
         }
         // Carried out, it is not answered (the client never waits for it); refused, the catch below answers ERROR.
-        ctx.service.release(s, ticket);
+        ctx.service.release(s, ticket, false);
         return;
       }
       case OPCODE.release: {

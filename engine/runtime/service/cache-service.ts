@@ -146,6 +146,8 @@ export class CacheService {
    */
   lookup(session: Session, req: LookupRequest): LookupReply | Promise<LookupReply> {
     if (session.closed) throw new RequestError('session-closed', 'the session is closing');
+    // What the worker's actors did since (tickets that ended free their slots and their room).
+    this.runner.poll();
     if (this.runner.failed !== null) throw new RequestError('tickets-unavailable', `${this.runner.failed}; restart the Manager`);
     if (this.tickets.size >= this.options.maxTickets) throw new RequestError('busy', `${this.tickets.size} tickets open (limit ${this.options.maxTickets}); release or restore some first`);
     const started = performance.now();
@@ -240,9 +242,13 @@ export class CacheService {
     this.records.push({ ticket: 0, request: client, rank: 0, session: 0, atMs: Date.now(), namespace: detail, blocks: 0, state: 'refused', firstMiss: { block: 0, reason } });
   }
 
-  /** Releases a ticket; answers its state once the actor has taken the RELEASE (at once in-process; see `OpenTicket.ask`). */
-  release(session: Session, id: number): TicketState | Promise<TicketState> {
-    return this.owned(session, id).askRelease();
+  /**
+   * Releases a ticket; answers its state once the actor has taken the RELEASE (at once in-process;
+   * see `OpenTicket.ask`). `answered`: false for a release whose state nobody is told (the binary
+   * RELEASE), which then answers the state it knows now.
+   */
+  release(session: Session, id: number, answered = true): TicketState | Promise<TicketState> {
+    return this.owned(session, id).askRelease(answered);
   }
 
   /** Cancels a ticket; answers as `release` does. */

@@ -24,8 +24,12 @@ export interface TicketSlot {
   ticket: OpenTicket | null;
   /** The state the actor is in, as this thread knows it: the actor's own, or the last its worker reported. */
   readonly state: TicketState;
-  /** Steps the actor (in-process) or queues the event for it (worker): in both, in the order sent. */
-  send(event: TicketEvent): void;
+  /**
+   * Steps the actor (in-process) or queues the event for it (worker): in both, in the order sent.
+   * `quiet`: nobody waits for what the event makes the actor do (the worker then takes it, and main
+   * hears of it, a little later; see TICKET_QUIET).
+   */
+  send(event: TicketEvent, quiet?: boolean): void;
 }
 
 /** What a ticket tells the service: when it is answered (leaves pending) and when it has ended. */
@@ -97,10 +101,10 @@ export class OpenTicket implements SessionTicket, RankMember {
   ) {}
 
   /** Sends to the ticket's actor while it still serves this ticket (a late event is dropped). */
-  send(event: TicketEvent): void {
+  send(event: TicketEvent, quiet = false): void {
     this.open();
     const slot = this.slot;
-    if (slot !== null && slot.ticket === this) slot.send(event);
+    if (slot !== null && slot.ticket === this) slot.send(event, quiet);
   }
 
   /**
@@ -126,12 +130,16 @@ export class OpenTicket implements SessionTicket, RankMember {
   /**
    * The client releases the ticket (its scheduler did not select the request). A pending ticket
    * takes no RELEASE, nor one a restore consumes: their state is answered and nothing is sent.
+   * `answered`: false for a release nobody is answered (the binary RELEASE): its state is not
+   * waited for.
    */
-  askRelease(): TicketState | Promise<TicketState> {
+  askRelease(answered = true): TicketState | Promise<TicketState> {
     if (this.consuming) return 'restoring';
     if (this.answer === null) return 'pending';
     this.markEnding(true);
-    return this.ask(TICKET_EVENT.release, hasEnded);
+    if (answered) return this.ask(TICKET_EVENT.release, hasEnded);
+    this.send(TICKET_EVENT.release, true);
+    return this.state;
   }
 
   /** The client cancels the ticket: a pending one ends cancelled, a ready one released (a consumed one is its restore's to cancel). */
@@ -185,7 +193,8 @@ export class OpenTicket implements SessionTicket, RankMember {
     if (e === null) return;
     this.opening = null;
     const slot = this.slot;
-    if (slot !== null && slot.ticket === this) slot.send(e);
+    // Answered already: nobody waits for the actor's step.
+    if (slot !== null && slot.ticket === this) slot.send(e, true);
   }
 
   /**
@@ -216,7 +225,7 @@ export class OpenTicket implements SessionTicket, RankMember {
   cancel(): void {
     if (this.ending || this.consuming) return;
     this.markEnding(true);
-    this.send(TICKET_EVENT.cancel);
+    this.send(TICKET_EVENT.cancel, true);
   }
   agreed(boundary: number): void {
     if (!this.ending) this.send({ type: 'AGREED', boundary });

@@ -30,6 +30,8 @@ export interface TicketRunner {
   take(): TicketSlot;
   /** The ticket has ended: its slot serves the next one. */
   recycle(ticket: OpenTicket): void;
+  /** Takes in what the actors did that has not reached their tickets yet (the worker's reports). */
+  poll(): void;
   /** Actors alive. */
   readonly actors: number;
   /** Actors' timers waiting (the in-process clock's; the worker's are its own). */
@@ -91,6 +93,8 @@ export class MainTickets implements TicketRunner {
     return this.clock.size;
   }
 
+  poll(): void {}
+
   take(): TicketSlot {
     const slot = this.idle.pop();
     if (slot !== undefined) return slot;
@@ -123,8 +127,8 @@ class WorkerSlot implements TicketSlot {
 
   constructor(readonly index: number, private readonly runner: WorkerTickets) {}
 
-  send(event: TicketEvent): void {
-    this.runner.send(this.index, event);
+  send(event: TicketEvent, quiet = false): void {
+    this.runner.send(this.index, event, quiet);
   }
 }
 
@@ -160,6 +164,10 @@ export class WorkerTickets implements TicketRunner {
     return this.slots.length;
   }
 
+  poll(): void {
+    this.worker.poll();
+  }
+
   take(): TicketSlot {
     const slot = this.idle.pop();
     if (slot !== undefined) return slot;
@@ -178,16 +186,16 @@ export class WorkerTickets implements TicketRunner {
     this.idle.push(slot);
   }
 
-  send(index: number, event: TicketEvent): void {
+  send(index: number, event: TicketEvent, quiet: boolean): void {
     const w = this.worker;
     switch (event.type) {
-      case 'OPEN': return w.send(index, E.open, int32(event.deadlineMs, 'deadlineMs'), event.agreed === undefined ? -1 : int32(event.agreed, 'agreed boundary'));
-      case 'AGREED': return w.send(index, E.agreed, int32(event.boundary, 'boundary'));
-      case 'DEFER': return w.send(index, E.defer);
-      case 'CANCEL': return w.send(index, E.cancel);
-      case 'RELEASE': return w.send(index, E.release);
-      case 'CONSUME': return w.send(index, E.consume);
-      case 'CONSUMED': return w.send(index, E.consumed);
+      case 'OPEN': return w.send(index, E.open, int32(event.deadlineMs, 'deadlineMs'), event.agreed === undefined ? -1 : int32(event.agreed, 'agreed boundary'), quiet);
+      case 'AGREED': return w.send(index, E.agreed, int32(event.boundary, 'boundary'), 0, quiet);
+      case 'DEFER': return w.send(index, E.defer, 0, 0, quiet);
+      case 'CANCEL': return w.send(index, E.cancel, 0, 0, quiet);
+      case 'RELEASE': return w.send(index, E.release, 0, 0, quiet);
+      case 'CONSUME': return w.send(index, E.consume, 0, 0, quiet);
+      case 'CONSUMED': return w.send(index, E.consumed, 0, 0, quiet);
     }
   }
 
