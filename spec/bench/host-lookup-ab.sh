@@ -34,7 +34,7 @@ for r in 1 2 3; do
     IFS='|' read -r name tree flags serve <<< "$v"
     rm -f /tmp/gc.txt
     echo "== $name round $r" | tee -a "$out/ab.txt"
-    ORBITKV_BENCH_SERVE_ARGS="${serve//,/ }" ORBITKV_BENCH_MANAGER_FLAGS="${flags//,/ } --trace-gc --trace-gc-nvp" ORBITKV_BENCH_MANAGER_STDOUT=/tmp/gc.txt node "$tree/runtime.bench.mjs" 2>&1 | grep "^python lookup p" | sed -E 's/ +/ /g; s/\(achieved ([0-9]+\/s).*spinning\)/(\1)/; s/vs an echo of the lookup request.s size, encoded per call/vs echo of its size/' | cut -c1-120 | tee -a "$out/ab.txt"
+    ORBITKV_BENCH_SERVE_ARGS="${serve//,/ }" ORBITKV_BENCH_MANAGER_FLAGS="${flags//,/ } --trace-gc --trace-gc-nvp" ORBITKV_BENCH_MANAGER_STDOUT=/tmp/gc.txt node "$tree/runtime.bench.mjs" 2>&1 | grep -E "^(python lookup p|Manager CPU)" | sed -E 's/ +/ /g; s/\(achieved ([0-9]+\/s).*spinning\)/(\1)/; s/vs an echo of the lookup request.s size, encoded per call/vs echo of its size/' | cut -c1-120 | tee -a "$out/ab.txt"
     gcsum /tmp/gc.txt | tee -a "$out/ab.txt"
   done
 done
