@@ -16,10 +16,14 @@
  * finds it full waits for main to drain it. Main never blocks: it drains reports when the worker
  * says (a message, once per `listen`).
  */
+import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../threads/module-worker.js';
 import { EventRing } from './event-ring.js';
 import { TICKET_EVENT_KIND, TICKET_QUIET, type TicketWorkerData } from './ticket-worker-protocol.js';
+
+/** The worker isolate's semi-spaces, in MiB. */
+const WORKER_SEMI_SPACE_MIB = 1;
 
 /** Records in each ring. */
 const RING = 4096;
@@ -71,6 +75,13 @@ export class TicketWorker {
     this.reports = new EventRing(reports);
     this.overflowMax = options.slots * EVENTS_PER_SLOT;
     const data: TicketWorkerData = { events, reports, leaseMs: options.leaseMs, slots: options.slots };
+    // A small young generation: the Manager's node flags give every isolate the main thread's
+    // (sized for the reply path's pauses), which would cost this one tens of MiB for nothing: its
+    // scavenges pause no reply. Those flags outrank a worker's resourceLimits, so they are set
+    // for the isolates made from now on (an isolate reads them as it is made; the main thread's
+    // young generation, made at start, keeps its size).
+    setFlagsFromString(`--min-semi-space-size=${WORKER_SEMI_SPACE_MIB}`);
+    setFlagsFromString(`--max-semi-space-size=${WORKER_SEMI_SPACE_MIB}`);
     this.worker = startModuleWorker(import.meta.url, 'ticket-worker-thread', data);
     let started!: () => void;
     let failed!: (error: Error) => void;
