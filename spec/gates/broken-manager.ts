@@ -48,7 +48,8 @@ export const BREAKS: Record<string, () => void> = {
   'no-expiry': () => {
     const lookup = CacheService.prototype.lookup;
     CacheService.prototype.lookup = function (this: Any, session: Any, req: Any) {
-      this.options.leaseMs = 2 ** 30;
+      // The lease every ticket actor is made with (in-process, or the worker's at its next start).
+      this.runner.leaseMs = 2 ** 30;
       return lookup.call(this, session, req);
     };
   },
