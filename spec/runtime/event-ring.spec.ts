@@ -224,4 +224,32 @@ describe('runtime/lifecycles/event-ring: a bounded SPSC ring of records in share
     assert.ok(seen[9]!.ticks > seen[0]!.ticks, `the worker's interval ran while it waited (${seen[0]!.ticks} -> ${seen[9]!.ticks})`);
     assert.ok(ticks > 20, `ticks ${ticks}`);
   });
+  it('a napping consumer is not "sleeping" (a producer with nothing urgent leaves it), and wake() ends its nap at once', async () => {
+    const memory = EventRing.memory(16);
+    const ring = new EventRing(memory);
+    let ready!: () => void;
+    const started = new Promise<void>((r) => (ready = r));
+    const consumer = inWorker(
+      `const ring = new EventRing(workerData.memory);
+       const alive = setInterval(() => undefined, 1000); // Atomics.waitAsync alone keeps no thread alive
+       parentPort.postMessage('ready');
+       const t0 = performance.now();
+       await ring.napAsync(10000);
+       const woke = performance.now() - t0;
+       clearInterval(alive);
+       let got = -1;
+       ring.drain((a) => (got = a));
+       return { woke, got };`,
+      { memory },
+      (m) => m === 'ready' && ready(),
+    );
+    await started;
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(ring.sleeping, false, 'napping is not sleeping');
+    ring.push(7, 0, 0, 0);
+    assert.equal(ring.wake(), true, 'an urgent wake takes the nap flag down');
+    const { woke, got } = (await consumer) as { woke: number; got: number };
+    assert.equal(got, 7);
+    assert.ok(woke < 5000, `woken after ${woke.toFixed(0)} ms, not at the nap's end`);
+  });
 });

@@ -20,6 +20,10 @@ const actors: (ActorRefFrom<typeof lookupTicketMachine> | undefined)[] = new Arr
 /** Blocks for a millisecond while the report ring is full (main drains it on the message it got). */
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
+/** How long a nap lasts, and how long the worker naps after its last event before it sleeps, in ms. */
+const NAP_MS = 1;
+const NAP_WHILE_MS = 50;
+
 /** Whether the event being stepped is quiet (TICKET_QUIET): what it makes the actor do wakes nobody. */
 let quiet = false;
 
@@ -98,14 +102,18 @@ parentPort!.on('message', () => {});
 // Main waits for this before it sends events at any rate (see TicketWorker.ready).
 parentPort!.postMessage('ready');
 void (async () => {
+  let lastEvent = -Infinity;
   while (!stopped) {
-    events.drain(step);
+    if (events.drain(step) > 0) lastEvent = performance.now();
     if (stopped) break;
+    const idle = performance.now() - lastEvent;
     // Reports main has not drained (quiet ones: nobody was woken for them) wait at most
-    // QUIET_REPORT_MS for main's next lookup to drain them; then main is told.
-    const unread = reports.waiting > 0;
-    await events.sleepAsync(unread ? QUIET_REPORT_MS : undefined);
-    if (unread && events.waiting === 0 && reports.waiting > 0 && reports.wake()) parentPort!.postMessage(0);
+    // QUIET_REPORT_MS without events for main's next lookup to drain them; then main is told.
+    if (idle >= QUIET_REPORT_MS && reports.waiting > 0 && reports.wake()) parentPort!.postMessage(0);
+    // While events keep coming, nap (main then sends quiet ones without a wake, and they wait a
+    // nap at most); after NAP_WHILE_MS without any, sleep until woken.
+    if (idle < NAP_WHILE_MS) await events.napAsync(NAP_MS);
+    else await events.sleepAsync(reports.waiting > 0 ? QUIET_REPORT_MS : undefined);
   }
   process.exit(0);
 })();
