@@ -128,10 +128,10 @@ export class CacheService {
     return this.runner.close();
   }
 
-  /** Whether ticket `id` is open in `session` and answered (it has left pending, or was answered ahead). */
+  /** Whether ticket `id` is open in `session` for its client and answered (it has left pending, or was answered ahead; not ended by the client). */
   answered(session: Session, id: number): boolean {
     const t = this.tickets.get(id);
-    return t !== undefined && t.session === session && t.answer !== null;
+    return t !== undefined && t.session === session && t.answer !== null && !t.ending;
   }
 
   /** Whether `tickets` more lookups could open now (the table's bound). */
