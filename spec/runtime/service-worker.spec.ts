@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BlockCache } from '../../engine/runtime/catalog/index.js';
 import type { Logger } from '../../engine/runtime/log/index.js';
 import type { PageFile } from '../../engine/runtime/pages/index.js';
 import { CacheService, RequestError, type LookupReply } from '../../engine/runtime/service/index.js';
 import { Session } from '../../engine/runtime/session/index.js';
 import { DramArena } from '../../engine/runtime/tiers/index.js';
+import { REPO } from './support.js';
 
 const BLOCK = 4096;
 const NS = { model: 'm', layout: 'l', blockSize: 16 };
@@ -205,5 +209,11 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
     const after = ask(['a'], 'after') as LookupReply;
     assert.equal(after.state, 'ready');
     assert.equal(await service.release(session, after.ticket), 'released');
+  });
+
+  it('`orbitkv serve --ticket-actors` other than main or worker is a usage error (exit 2) naming the value, before anything starts', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'engine/cli/main.ts', 'serve', '--socket', join(tmpdir(), `okv-actors-${process.pid}`, 'm.sock'), '--ticket-actors', 'threads'], { cwd: REPO, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /--ticket-actors 'threads' is not main or worker/);
   });
 });
