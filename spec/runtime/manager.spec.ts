@@ -212,6 +212,15 @@ for (const actors of TICKET_ACTORS) {
       assert.equal(ok.opcode, OPCODE.pagesRegistered, JSON.stringify(ok.body));
       await c.close();
     });
+
+    it('says where its ticket actors run, in its status and its serving log line', async () => {
+      const { runCli } = await import('../../engine/cli/main.js');
+      const { captureIo } = await import('../support/io.js');
+      const io = captureIo();
+      assert.equal(await runCli(['manager', 'status', '--socket', m.socket, '--format', 'json'], io), 0, io.stderr);
+      assert.equal((JSON.parse(io.stdout) as { ticketActors: string }).ticketActors, actors);
+      assert.match(m.stderr(), new RegExp(`"event":"serving".*"ticketActors":"${actors}"`));
+    });
   });
 }
 
@@ -247,6 +256,8 @@ describe('runtime: `orbitkv manager status` and `orbitkv requests` against a rea
     const plain = captureIo();
     assert.equal(await runCli(['manager', 'status', '--socket', m.socket], plain), 0, plain.stderr);
     assert.match(plain.stdout, /lookups answered ahead of their ticket actor: 1, each as its actor then went/);
+    assert.equal((status as unknown as { ticketActors: string }).ticketActors, 'main', 'the default');
+    assert.match(plain.stdout, /ticket actors on the main thread/);
 
     const rio = captureIo();
     assert.equal(await runCli(['requests', '--socket', m.socket, '--request', 'cli-req', '--format', 'json'], rio), 0, rio.stderr);

@@ -77,6 +77,8 @@ export interface ManagerStatus {
   inFlight: { tickets: number; saves: number; restores: number };
   /** Lookups answered before their ticket actor took the OPEN, and those whose actor then went elsewhere (a defect, logged). */
   lookups: { answeredAhead: number; mismatched: number };
+  /** Where the ticket actors run (`serve --ticket-actors`). */
+  ticketActors: TicketActors;
   hits: { dram: number; ssd: number; misses: number; ratio: { dram: number; ssd: number } };
   recovery: SsdTier['index']['recovery'] | null;
   /** Connections open now (bound: `max`), and the reply bytes written for them that their clients have not read yet. */
@@ -155,6 +157,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         sessions: [...sessions].slice(0, STATUS_SESSIONS).map((s) => ({ id: s.id, pid: s.peer?.pid ?? null, client: s.client, engine: s.profile.engine, version: s.profile.version, since: s.since.toISOString(), tickets: s.tickets.size, ops: s.ops.size })),
         inFlight: { tickets: service.openTickets, saves: service.operations.saves, restores: service.operations.restores },
         lookups: { answeredAhead: service.ahead.answered, mismatched: service.ahead.mismatched },
+        ticketActors: service.ticketActors,
         hits: { dram: c.hitsDram, ssd: c.hitsSsd, misses: c.checksumMisses, ratio: { dram: total ? c.hitsDram / total : 0, ssd: total ? c.hitsSsd / total : 0 } },
         recovery: ssd ? ssd.index.recovery : null,
         connections: { open: sockets.size, max: maxConnections, unsentBytes: [...sockets].reduce((n, x) => n + x.writableLength, 0) },
@@ -233,7 +236,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     const young = youngGeneration();
     // Started without the node flags (e.g. `node bin/orbitkv.js serve`): it serves, with whatever young generation V8 gave it.
     if (!young.configured) o.logger.warn('heap-flags-missing', { newSpaceBytes: young.newSpaceBytes, fix: `start node with ${MANAGER_NODE_FLAGS.join(' ')} (the orbitkv command does)` });
-    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured });
+    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured, ticketActors: service.ticketActors });
     let stopping: Promise<void> | null = null;
     return {
       socketPath: o.socketPath,
