@@ -5,16 +5,17 @@
  * its pauses hold up no reply (spec/bench/proto/actor-worker and spec/bench/results/
  * runtime-gc-dev-vm.txt measured the main isolate's scavenges fall to nothing but its own).
  *
- * Not yet what the Manager runs: the service steps its actors in-process (see the note on issue 13
- * for what wiring this in needs). What is here: the actors run as they do in-process (the same
- * machine, clock and pool per slot), and every report reaches `onReport` in the order the actor
- * made it (effects before the state they come with, as in-process).
+ * What the Manager runs with `serve --ticket-actors worker` (service/ticket-runner.ts, WorkerTickets).
+ * The actors run as they do in-process (the same machine, clock and pool per slot), and every
+ * report reaches `onReport` in the order the actor made it (effects before the state they come
+ * with, as in-process).
  *
  * Bounded: the event ring holds RING records; events pushed while it is full wait in an overflow
  * of at most `slots` x EVENTS_PER_SLOT (the service sends a slot's ticket a bounded number of events)
- * and are pushed as the worker takes the ring's. The report ring is as large; a worker that
- * finds it full waits for main to drain it. Main never blocks: it drains reports when the worker
- * says (a message, once per `listen`).
+ * and are pushed as the worker takes the ring's (or by a timer). The report ring is as large; a
+ * worker that finds it full wakes main and waits for it to drain. Main never blocks: it drains
+ * reports when the worker says (a message, once per `listen`), and at `poll()`. Events sent quiet
+ * (TICKET_QUIET) wake neither side at once: see the protocol.
  */
 import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
