@@ -211,6 +211,23 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
     assert.equal(await service.release(session, after.ticket), 'released');
   });
 
+  it('a worker that keeps dying (5 exits in 10 s) is not restarted again: lookups are refused, naming why and the fix', async () => {
+    const { service, session, ask, logged } = await setup();
+    const runner = (service as unknown as { runner: { worker: { worker: { terminate(): Promise<number> } } } }).runner;
+    for (let i = 1; i <= 5; i++) {
+      await service.ready.catch(() => undefined);
+      await runner.worker.worker.terminate();
+      await within(() => logged.filter((e) => e === 'ticket-worker-exited').length === i, `exit ${i} logged`);
+      if (i < 5) assert.equal((ask(['a'], `alive-${i}`) as LookupReply).state, 'ready', `restarted after exit ${i}`);
+    }
+    assert.throws(
+      () => ask(['a'], 'refused'),
+      (e: unknown) => e instanceof RequestError && e.reason === 'tickets-unavailable' && /exited 5 times in 10 s/.test(e.message) && /restart the Manager/.test(e.message),
+    );
+    assert.equal(service.openTickets, 0, 'the tickets of every lost worker ended');
+    assert.equal(session.tickets.size, 0);
+  });
+
   it('`orbitkv serve --ticket-actors` other than main or worker is a usage error (exit 2) naming the value, before anything starts', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'engine/cli/main.ts', 'serve', '--socket', join(tmpdir(), `okv-actors-${process.pid}`, 'm.sock'), '--ticket-actors', 'threads'], { cwd: REPO, encoding: 'utf8', timeout: 30_000 });
     assert.equal(r.status, 2, r.stderr);

@@ -43,6 +43,15 @@ export interface TicketRunner {
   close(): Promise<void>;
 }
 
+/** Takes an ended ticket off its slot: the slot, free for the next ticket, or null if it serves none of this ticket's. */
+function detach<S extends TicketSlot>(ticket: OpenTicket): S | null {
+  const slot = ticket.slot as S | null;
+  if (slot === null || slot.ticket !== ticket) return null;
+  slot.ticket = null;
+  ticket.slot = null;
+  return slot;
+}
+
 /** Idle in-process ticket actors kept for reuse; beyond this many an ended ticket's actor is stopped. */
 const TICKET_POOL = 1024;
 
@@ -103,10 +112,8 @@ export class MainTickets implements TicketRunner {
   }
 
   recycle(ticket: OpenTicket): void {
-    const slot = ticket.slot as ActorSlot | null;
-    if (slot === null || slot.ticket !== ticket) return;
-    slot.ticket = null;
-    ticket.slot = null;
+    const slot = detach<ActorSlot>(ticket);
+    if (slot === null) return;
     if (slot.actor.getSnapshot().status === 'active' && this.idle.length < TICKET_POOL) this.idle.push(slot);
     else {
       slot.actor.stop();
@@ -179,11 +186,8 @@ export class WorkerTickets implements TicketRunner {
   }
 
   recycle(ticket: OpenTicket): void {
-    const slot = ticket.slot as WorkerSlot | null;
-    if (slot === null || slot.ticket !== ticket) return;
-    slot.ticket = null;
-    ticket.slot = null;
-    this.idle.push(slot);
+    const slot = detach<WorkerSlot>(ticket);
+    if (slot !== null) this.idle.push(slot);
   }
 
   send(index: number, event: TicketEvent, quiet: boolean): void {
