@@ -55,12 +55,12 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
   afterEach(async () => {
     await Promise.all(services.splice(0).map((s) => s.close()));
   });
-  const setup = async (options: { leaseMs?: number; logger?: Logger; dramSlots?: number } = {}) => {
+  const setup = async (options: { leaseMs?: number; logger?: Logger; dramSlots?: number; maxTickets?: number } = {}) => {
     const logged: string[] = [];
     const logger = options.logger ?? ({ debug: () => undefined, info: () => undefined, warn: () => undefined, error: (event: string) => void logged.push(event) } as unknown as Logger);
     const cache = new BlockCache(new DramArena(BLOCK, options.dramSlots ?? 16), null);
     for (const h of ['a', 'b', 'c', 'd']) await cache.stage(BlockCache.key(NS_ID, h), async (into) => void into.fill(h.charCodeAt(0)));
-    const service = new CacheService(cache, { leaseMs: options.leaseMs ?? 60_000, maxTickets: 64, records: 256, ticketActors: 'worker' }, null, logger);
+    const service = new CacheService(cache, { leaseMs: options.leaseMs ?? 60_000, maxTickets: options.maxTickets ?? 64, records: 256, ticketActors: 'worker' }, null, logger);
     services.push(service);
     await service.ready;
     const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
@@ -87,6 +87,48 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
     assert.equal(record('one').state, 'released');
     assert.equal(service.xstate.actors, 1);
     assert.deepEqual(service.ahead, { answered: 1, mismatched: 0 });
+  });
+
+  /**
+   * Opens `n` tickets and releases them as the binary RELEASE does (quiet: nobody is answered),
+   * then blocks this thread, so that no message of the worker's is taken in, until the worker has
+   * stepped them all and its reports wait in the ring (it is woken as main's timer would).
+   */
+  const endedUnheard = (t: Awaited<ReturnType<typeof setup>>, n: number): number => {
+    const worker = (t.service as unknown as { runner: { worker: { events: { wake(): boolean }; reports: { waiting: number } } } }).runner.worker;
+    for (let i = 0; i < n; i++) {
+      const r = t.ask(['a', 'b'], `quiet-${i}`) as LookupReply;
+      t.service.release(t.session, r.ticket, false);
+    }
+    worker.events.wake();
+    const deadline = Date.now() + 10_000;
+    let last = -1;
+    let steadySince = Date.now();
+    while (Date.now() < deadline) {
+      const waiting = worker.reports.waiting;
+      if (waiting !== last) [last, steadySince] = [waiting, Date.now()];
+      else if (waiting > 0 && Date.now() - steadySince >= 50) return waiting;
+    }
+    throw new Error(`the worker did not report ${n} tickets within 10 s`);
+  };
+
+  it("a lookup takes in the worker's reports after its reply is written, not before it; with the table full, before it (its room)", async () => {
+    const t = await setup();
+    assert.ok(endedUnheard(t, 8) >= 16, 'each ticket reported its state and its end');
+    assert.equal(t.open(), 8, 'ended on the worker, not heard yet');
+    const r = t.ask(['a'], 'after') as LookupReply;
+    assert.equal(r.state, 'ready');
+    assert.equal(t.open(), 9, 'answered before the reports were taken in');
+    await Promise.resolve();
+    assert.equal(t.open(), 1, 'taken in as soon as the lookup had returned (a microtask)');
+    assert.equal(t.record('quiet-7').state, 'released');
+
+    const full = await setup({ maxTickets: 4 });
+    endedUnheard(full, 4);
+    assert.equal(full.open(), 4, 'the table is full of tickets that ended on the worker');
+    const served = full.ask(['a'], 'room') as LookupReply;
+    assert.equal(served.state, 'ready', 'the reports were taken in first, so the lookup had room');
+    assert.equal(full.open(), 1);
   });
 
   it('a ticket released again, cancelled after, or named a thousand times is unknown: nothing more reaches the worker for it', async () => {

@@ -142,6 +142,23 @@ export class TicketWorker {
     if (this.reports.waiting > 0) this.drainReports(false);
   }
 
+  /**
+   * `poll()` once the current callback has returned (a microtask): for a caller on the reply path
+   * (the service, as it answers a lookup), so that what the worker reported since the last drain,
+   * tens of reports at a time, is taken in after the reply is written, not before it.
+   */
+  pollSoon(): void {
+    if (this.pollQueued || this.reports.waiting === 0) return;
+    this.pollQueued = true;
+    queueMicrotask(this.pollQueuedNow);
+  }
+
+  private pollQueued = false;
+  private readonly pollQueuedNow = (): void => {
+    this.pollQueued = false;
+    this.poll();
+  };
+
   private readonly wakeWorker = (): void => {
     this.wakeTimer = null;
     this.events.wake();

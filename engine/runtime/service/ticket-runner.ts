@@ -32,6 +32,8 @@ export interface TicketRunner {
   recycle(ticket: OpenTicket): void;
   /** Takes in what the actors did that has not reached their tickets yet (the worker's reports). */
   poll(): void;
+  /** `poll()` once the current callback has returned (after the replies it writes). */
+  pollSoon(): void;
   /** Actors alive. */
   readonly actors: number;
   /** Actors' timers waiting (the in-process clock's; the worker's are its own). */
@@ -103,6 +105,7 @@ export class MainTickets implements TicketRunner {
   }
 
   poll(): void {}
+  pollSoon(): void {}
 
   take(): TicketSlot {
     const slot = this.idle.pop();
@@ -173,6 +176,10 @@ export class WorkerTickets implements TicketRunner {
 
   poll(): void {
     this.worker.poll();
+  }
+
+  pollSoon(): void {
+    this.worker.pollSoon();
   }
 
   take(): TicketSlot {
