@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --min-semi-space-size=8 --max-semi-space-size=8 --no-allocation-site-pretenuring
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --min-semi-space-size=4 --max-semi-space-size=4 --no-allocation-site-pretenuring
 // The published entry: runs the compiled CLI. `npm install` (prepare) builds dist/.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -9,7 +9,7 @@
  * metrics/ (prom-client), records/ (the bounded lookup history), client/ (a TypeScript client).
  */
 export { ManagerClient, type Reply } from './client/index.js';
-export { MANAGER_NODE_FLAGS, ManagerStartError, lockPath, startManager, type ManagerOptions, type ManagerStatus, type RunningManager } from './server/index.js';
+export { MANAGER_ENV, MANAGER_NODE_FLAGS, ManagerStartError, lockPath, startManager, type ManagerOptions, type ManagerStatus, type RunningManager } from './server/index.js';
 export { defaultSocketPath, fdSocketPath, managerEndpoint, type ManagerEndpoint } from './endpoint/index.js';
 export { OPCODE, PROTOCOL_VERSION, HEADER_BYTES, MAGIC, DEFAULT_MAX_PAYLOAD, encodeFrame, FrameDecoder, LOOKUP_HEAD_BYTES, LOOKUP_REPLY_BYTES, LOOKUP_STATES, decodeLookupReply, decodeLookupRequest, encodeLookupRequest, writeLookupReply, RELEASE_BYTES, decodeReleaseRequest, encodeReleaseRequest } from './protocol/index.js';
 export { formatSize, parseSize } from './size/index.js';

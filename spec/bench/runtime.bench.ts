@@ -34,7 +34,7 @@ import { closeSync, openSync, mkdirSync, rmSync, writeFileSync, readFileSync } f
 import { join, resolve } from 'node:path';
 import { createActor } from 'xstate';
 import { TicketClock, lookupTicketMachine } from '../../engine/runtime/lifecycles/index.js';
-import { MANAGER_NODE_FLAGS, ManagerClient, OPCODE } from '../../engine/runtime/index.js';
+import { MANAGER_ENV, MANAGER_NODE_FLAGS, ManagerClient, OPCODE } from '../../engine/runtime/index.js';
 import { SSD_RING_DEPTH } from '../../engine/runtime/tiers/ssd/index.js';
 import { CLIENT_PY } from '../../generators/client/index.js';
 import { allocAligned, createMemfd, mapShared, populatePages, unmapShared } from '../../native/index.js';
@@ -68,12 +68,14 @@ const ORBITKV = [join(REPO, 'bin', 'orbitkv.js')];
  * `--min-semi-space-size=1 --max-semi-space-size=1` measures the old young generation).
  */
 const managerFlags = () => [...MANAGER_NODE_FLAGS, ...(process.env['ORBITKV_BENCH_MANAGER_FLAGS'] ?? '').split(' ').filter((x) => x !== '')];
+/** The environment the `orbitkv` command starts the Manager with (its first line sets MANAGER_ENV over this process's). */
+const managerEnv = () => ({ ...process.env, ...MANAGER_ENV });
 
 /** Starts a Manager; on a fresh SSD tier, waits until its data file has grown (so no save waits for it). */
 function serve(fresh = false): Promise<ChildProcess> {
   const prof = process.env['ORBITKV_BENCH_PROFILE_DIR'];
   const out = process.env['ORBITKV_BENCH_MANAGER_STDOUT'];
-  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...managerFlags(), ...ORBITKV, 'serve', '--socket', socket, '--dram', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--ssd', ssdDir, '--ssd-size', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--block-size', '256k', '--lease-ms', '600000', ...(process.env['ORBITKV_BENCH_SERVE_ARGS'] ?? '').split(' ').filter(Boolean)], { stdio: ['ignore', out ? openSync(out, 'a') : 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...managerFlags(), ...ORBITKV, 'serve', '--socket', socket, '--dram', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--ssd', ssdDir, '--ssd-size', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--block-size', '256k', '--lease-ms', '600000', ...(process.env['ORBITKV_BENCH_SERVE_ARGS'] ?? '').split(' ').filter(Boolean)], { stdio: ['ignore', out ? openSync(out, 'a') : 'ignore', 'pipe'], env: managerEnv() });
   return new Promise((ok, fail) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -238,7 +240,7 @@ async function soakRows(): Promise<void> {
   const ssdBytes = 64 * MiB;
   const seconds = Number(process.env['ORBITKV_BENCH_SOAK_S'] ?? 20);
   const soakSocket = join(dir, 'run', 'soak.sock');
-  const child = spawn(process.execPath, [...managerFlags(), ...ORBITKV, 'serve', '--socket', soakSocket, '--dram', `${dramBytes}`, '--ssd', soakDir, '--ssd-size', `${ssdBytes}`, '--block-size', '64k', '--records', '10000', ...(process.env['ORBITKV_BENCH_SERVE_ARGS'] ?? '').split(' ').filter(Boolean)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...managerFlags(), ...ORBITKV, 'serve', '--socket', soakSocket, '--dram', `${dramBytes}`, '--ssd', soakDir, '--ssd-size', `${ssdBytes}`, '--block-size', '64k', '--records', '10000', ...(process.env['ORBITKV_BENCH_SERVE_ARGS'] ?? '').split(' ').filter(Boolean)], { stdio: ['ignore', 'ignore', 'pipe'], env: managerEnv() });
   await new Promise<void>((ok, fail) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {

@@ -10,6 +10,7 @@ import { runCli } from '../../engine/cli/main.js';
 import { RankAgreement } from '../../engine/runtime/lifecycles/rank-agreement.js';
 import { PageFile } from '../../engine/runtime/pages/page-file.js';
 import { CacheService } from '../../engine/runtime/service/cache-service.js';
+import { WorkerTickets } from '../../engine/runtime/service/ticket-runner.js';
 import { Session } from '../../engine/runtime/session/session.js';
 import { SsdTier } from '../../engine/runtime/tiers/ssd/ssd-tier.js';
 
@@ -48,9 +49,15 @@ export const BREAKS: Record<string, () => void> = {
   'no-expiry': () => {
     const lookup = CacheService.prototype.lookup;
     CacheService.prototype.lookup = function (this: Any, session: Any, req: Any) {
-      // The lease every ticket actor is made with (in-process, or the worker's at its next start).
+      // The lease every in-process ticket actor is made with.
       this.runner.leaseMs = 2 ** 30;
       return lookup.call(this, session, req);
+    };
+    // The lease the ticket worker's actors are made with (given to the worker as it starts).
+    const start = (WorkerTickets.prototype as Any).start;
+    (WorkerTickets.prototype as Any).start = function (this: Any) {
+      this.leaseMs = 2 ** 30;
+      return start.call(this);
     };
   },
   /** A closing session forgets its tickets instead of cancelling them: their leases stay. */

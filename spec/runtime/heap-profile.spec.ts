@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MANAGER_NODE_FLAGS, MANAGER_V8_FLAGS, YOUNG_SEMI_SPACE_MIB } from '../../engine/runtime/server/index.js';
+import { MANAGER_ENV, MANAGER_NODE_FLAGS, MANAGER_V8_FLAGS, YOUNG_SEMI_SPACE_MIB } from '../../engine/runtime/server/index.js';
 import { REPO, startManager, tempDir } from './support.js';
 
 const MiB = 1024 * 1024;
@@ -28,7 +28,7 @@ const run = (apply: boolean, nodeFlags: readonly string[] = []) => {
 describe('runtime/server/heap-profile: the Manager\'s young generation', function () {
   this.timeout(120_000);
 
-  it('under allocation pressure the profile holds the new space to one step past its start (V8 alone doubles it to 32 MiB); the node flags start it at 8 MiB', () => {
+  it('under allocation pressure the profile holds the new space to one step past its start (V8 alone doubles it to 32 MiB); the node flags start it at YOUNG_SEMI_SPACE_MIB (4 MiB)', () => {
     const alone = run(false);
     const profiled = run(true);
     const flagged = run(true, MANAGER_NODE_FLAGS);
@@ -49,15 +49,25 @@ describe('runtime/server/heap-profile: the Manager\'s young generation', functio
     assert.deepEqual(applied(['--heap_growing_percent=25', '--semi-space-growth-factor=2']), [[], []]);
   });
 
-  it('the orbitkv command starts node with MANAGER_NODE_FLAGS (its first line), so `orbitkv serve` gets them', () => {
+  it("counts node's flags as given by name: an operator's own semi-space (8 MiB for --ticket-actors main) is configured, a missing flag is not", async () => {
+    const { youngGeneration } = await import('../../engine/runtime/server/heap-profile.js');
+    assert.equal(youngGeneration([...MANAGER_NODE_FLAGS]).configured, true);
+    assert.equal(youngGeneration(['--min-semi-space-size=8', '--max_semi_space_size=8', '--no-allocation-site-pretenuring']).configured, true);
+    assert.equal(youngGeneration(['--min-semi-space-size=8', '--no-allocation-site-pretenuring']).configured, false);
+    assert.equal(youngGeneration([]).configured, false);
+  });
+
+  it('the orbitkv command starts node with MANAGER_ENV and MANAGER_NODE_FLAGS (its first line), so `orbitkv serve` gets them', () => {
     const first = readFileSync(join(REPO, 'bin', 'orbitkv.js'), 'utf8').split('\n')[0]!;
-    assert.equal(first, `#!/usr/bin/env -S node ${MANAGER_NODE_FLAGS.join(' ')}`);
+    const env = Object.entries(MANAGER_ENV).map(([k, v]) => `${k}=${v}`);
+    assert.deepEqual(env, ['MALLOC_ARENA_MAX=2']);
+    assert.equal(first, `#!/usr/bin/env -S ${env.join(' ')} node ${MANAGER_NODE_FLAGS.join(' ')}`);
     // And env -S splits them as the kernel hands them over: the bin runs and answers.
     const r = spawnSync(join(REPO, 'bin', 'orbitkv.js'), ['--help'], { cwd: REPO, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
   });
 
-  it('a Manager logs its young generation when it serves, and warns (heap-flags-missing) when node was started without the flags', async () => {
+  it('a Manager logs its young generation when it serves, and warns (heap-flags-missing, manager-env-missing) when node was started without the flags and the environment', async () => {
     const dir = tempDir('young');
     const flagged = await startManager(['--dram', '1m', '--block-size', '64k'], { socketDir: join(dir, 'a') });
     const bare = await startManager(['--dram', '1m', '--block-size', '64k'], { socketDir: join(dir, 'b'), nodeFlags: [] });
@@ -69,6 +79,11 @@ describe('runtime/server/heap-profile: the Manager\'s young generation', functio
       const warned = bare.logs.find((e) => e.event === 'heap-flags-missing');
       assert.ok(warned, bare.stderr());
       assert.ok(String(warned.fix).includes(MANAGER_NODE_FLAGS.join(' ')), String(warned.fix));
+      // The environment the C library reads as the process starts: logged, and its absence warned.
+      assert.equal(serving(flagged).mallocArenaMax, '2');
+      assert.equal(flagged.logs.some((e) => e.event === 'manager-env-missing'), false);
+      assert.equal(serving(bare).mallocArenaMax, process.env['MALLOC_ARENA_MAX'] ?? null);
+      if (process.env['MALLOC_ARENA_MAX'] === undefined) assert.deepEqual(bare.logs.find((e) => e.event === 'manager-env-missing')?.unset, ['MALLOC_ARENA_MAX'], bare.stderr());
     } finally {
       assert.equal(await flagged.stop(), 0);
       assert.equal(await bare.stop(), 0);

@@ -73,6 +73,23 @@ describe('runtime/lifecycles: the opening table answers what the ticket actor th
     }
   });
 
+  it('from a state alone, it names where a RELEASE or a CANCEL takes the actor (what the history says before the worker reports)', () => {
+    const table = new OpeningTable();
+    const seen = new Set<string>();
+    for (const from of FROM) {
+      for (const type of ['RELEASE', 'CANCEL'] as const) {
+        const actor = actorIn(from);
+        const said = table.after(from as TicketState, type);
+        actor.send({ type });
+        assert.equal(said, actor.getSnapshot().value, `${from} + ${type}`);
+        assert.equal(table.after(from as TicketState, type), said, 'the same when remembered');
+        seen.add(`${from}>${said}`);
+        actor.stop();
+      }
+    }
+    assert.ok(seen.has('ready>released') && seen.has('pending>cancelled') && seen.has('restoring>restoring'), [...seen].join(' '));
+  });
+
   it('runs no effect of the machine while it looks ahead, and stores at most its capacity', () => {
     let effects = 0;
     const actor = createActor(lookupTicketMachine, { input: { effects: { settle: () => void effects++, releaseAll: () => void effects++ }, leaseMs: 1_000 } }).start();

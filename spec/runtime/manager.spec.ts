@@ -256,8 +256,8 @@ describe('runtime: `orbitkv manager status` and `orbitkv requests` against a rea
     const plain = captureIo();
     assert.equal(await runCli(['manager', 'status', '--socket', m.socket], plain), 0, plain.stderr);
     assert.match(plain.stdout, /lookups answered ahead of their ticket actor: 1, each as its actor then went/);
-    assert.equal((status as unknown as { ticketActors: string }).ticketActors, 'main', 'the default');
-    assert.match(plain.stdout, /ticket actors on the main thread/);
+    assert.equal((status as unknown as { ticketActors: string }).ticketActors, 'worker', 'the default');
+    assert.match(plain.stdout, /ticket actors on a worker thread/);
 
     const rio = captureIo();
     assert.equal(await runCli(['requests', '--socket', m.socket, '--request', 'cli-req', '--format', 'json'], rio), 0, rio.stderr);

@@ -112,6 +112,24 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
     throw new Error(`the worker did not report ${n} tickets within 10 s`);
   };
 
+  it("the history says what the client was told and what its RELEASE or CANCEL did at once, before the worker reports (orbitkv requests agrees with the leases)", async () => {
+    const { cache, service, session, ask, record } = await setup();
+    const r = ask(['a', 'b'], 'told') as LookupReply;
+    const m = ask(['zz'], 'missed') as LookupReply;
+    const c = ask(['a'], 'cancelled') as LookupReply;
+    // Nothing of the worker's reports is taken in within this turn.
+    assert.deepEqual([record('told').state, record('told').boundary, record('missed').state, record('missed').boundary], ['ready', 2, 'miss', 0]);
+    service.release(session, r.ticket, false);
+    const cancelled = service.cancel(session, c.ticket);
+    assert.equal(record('told').state, 'released', 'the binary RELEASE (nobody is answered): written as sent');
+    assert.equal(record('cancelled').state, 'released', 'a ready ticket cancelled is released, as the machine says');
+    assert.equal(cache.usage().pinned, 0);
+    assert.equal(await cancelled, 'released');
+    await within(() => service.openTickets === 0 && (service as unknown as { tickets: Map<number, unknown> }).tickets.size === 0, 'the worker reported');
+    assert.deepEqual([record('told').state, record('missed').state, record('cancelled').state], ['released', 'miss', 'released'], 'the actors agree');
+    assert.equal(m.state, 'miss');
+  });
+
   it("a lookup takes in the worker's reports after its reply is written, not before it; with the table full, before it (its room)", async () => {
     const t = await setup();
     assert.ok(endedUnheard(t, 8) >= 16, 'each ticket reported its state and its end');

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MANAGER_NODE_FLAGS, ManagerClient, OPCODE } from '../../engine/runtime/index.js';
+import { MANAGER_ENV, MANAGER_NODE_FLAGS, ManagerClient, OPCODE } from '../../engine/runtime/index.js';
 import { createMemfd, mapShared, unmapShared } from '../../native/index.js';
 
 export const REPO = join(import.meta.dirname, '..', '..');
@@ -51,9 +51,9 @@ export function startManager(flags: string[], options: { socketDir?: string | un
   const dir = options.socketDir ?? join(tempDir('sock'), 'run');
   // noSocket: serve picks its default (the registry's rule); the socket is read from its `serving` log.
   let socket = flags.includes('--socket') ? flags[flags.indexOf('--socket') + 1]! : join(dir, 'm.sock');
-  // Node's own flags as the `orbitkv` command gives them, unless the spec says otherwise.
+  // Node's own flags and environment as the `orbitkv` command gives them, unless the spec says otherwise.
   const args = [...(options.nodeFlags ?? MANAGER_NODE_FLAGS), '--import', 'tsx', MAIN, 'serve', ...(flags.includes('--socket') || options.noSocket ? [] : ['--socket', socket]), ...flags];
-  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(options.nodeFlags ? {} : MANAGER_ENV), ...options.env } });
   let err = '';
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

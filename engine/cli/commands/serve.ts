@@ -22,9 +22,10 @@ Runs the Manager in the foreground: the cache engines connect to over a Unix soc
   --records N        lookup records kept for \`orbitkv requests\` (default 10000, at most 1000000; ~190 bytes each)
   --max-connections N  connections served at once; more are closed at accept and logged (default 1024)
   --handshake-ms N   a connection without HELLO for this long is closed (default 10000)
-  --ticket-actors W  where the lookup tickets' xstate actors run: main (default), or worker (a worker thread,
-                     whose garbage is collected off the thread that answers lookups; replies to RELEASE,
-                     CANCEL and RESTORE then wait for the worker's step)
+  --ticket-actors W  where the lookup tickets' xstate actors run: worker (default: a worker thread, whose
+                     garbage is collected off the thread that answers lookups; replies to RELEASE, CANCEL
+                     and RESTORE wait for the worker's step), or main (one thread; its collector then
+                     pauses replies: start node with --min-semi-space-size=8 --max-semi-space-size=8 for it)
   --faults SPEC      qualification only (\`orbitkv gate run\`): inject faults, e.g.
                      ssd-read-hold-ms=1500,restore-copy-delay-ms=800 (also pages-populate-hold-ms); never on without this flag
 Sizes: 1048576, 64k, 512MiB, 8gb (k/m/g/t are powers of 1024).
@@ -93,7 +94,7 @@ export const command: CommandModule = {
     const records = integer('records', values.records, 10_000, MAX_RECORDS);
     const maxConnections = integer('max-connections', values['max-connections'], 1024);
     const handshakeMs = integer('handshake-ms', values['handshake-ms'], 10_000);
-    const ticketActors = values['ticket-actors'] ?? 'main';
+    const ticketActors = values['ticket-actors'] ?? 'worker';
     if (ticketActors !== 'main' && ticketActors !== 'worker') throw new UsageError(`--ticket-actors '${ticketActors}' is not main or worker`, `orbitkv serve --help`);
     const checkpointEvery = integer('checkpoint-every', values['checkpoint-every'], 4096);
     let faults: import('../../runtime/faults/index.js').FaultPlan | null = null;

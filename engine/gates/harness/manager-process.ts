@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { askManager } from '../../runtime/client/index.js';
-import { MANAGER_NODE_FLAGS, type ManagerStatus } from '../../runtime/index.js';
+import { MANAGER_ENV, MANAGER_NODE_FLAGS, type ManagerStatus } from '../../runtime/index.js';
 
 export interface ManagerSpec {
   /** DRAM tier bytes (default 4 MiB). */
@@ -42,8 +42,8 @@ export function defaultLauncher(): ManagerLauncher {
   const here = import.meta.url;
   const source = here.endsWith('.ts');
   const main = new URL(`../../cli/main.${source ? 'ts' : 'js'}`, here).pathname;
-  // The node flags the `orbitkv` command starts the Manager with (its young generation: heap-profile.ts).
-  return { command: process.execPath, args: [...MANAGER_NODE_FLAGS, ...(source ? ['--import', 'tsx', main] : [main])] };
+  // The node flags and environment the `orbitkv` command starts the Manager with (heap-profile.ts).
+  return { command: process.execPath, args: [...MANAGER_NODE_FLAGS, ...(source ? ['--import', 'tsx', main] : [main])], env: { ...MANAGER_ENV } };
 }
 
 export class ManagerProcess {

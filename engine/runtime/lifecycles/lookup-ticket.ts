@@ -147,6 +147,25 @@ export class OpeningTable {
     return this.target(snapshot, agreed);
   }
 
+  /**
+   * The state an event without fields (RELEASE, CANCEL) takes an actor in `state` to, as the
+   * machine's pure `transition` computes it (its guards read no context): the state stays where
+   * the machine has no such transition. Remembered per (state, event): a dozen pairs at most.
+   */
+  after(state: TicketState, type: 'RELEASE' | 'CANCEL'): TicketState {
+    const key = `${state} ${type}`;
+    let to = this.fixed.get(key);
+    if (to === undefined) {
+      let snapshot = this.snapshots.get(state);
+      if (snapshot === undefined) this.snapshots.set(state, (snapshot = lookupTicketMachine.resolveState({ value: state, context: PLACEHOLDER_CONTEXT })));
+      const [next] = transition(lookupTicketMachine, snapshot, { type });
+      this.fixed.set(key, (to = next.value as TicketState));
+    }
+    return to;
+  }
+
+  private readonly fixed = new Map<string, TicketState>();
+
   /** The state an OPEN with this agreed boundary takes an actor in `snapshot` to. */
   target(snapshot: SnapshotFrom<typeof lookupTicketMachine>, agreed: number): TicketState {
     const from = snapshot.value as string;

@@ -22,7 +22,7 @@ import { DramArena } from '../tiers/dram/index.js';
 import { SsdTier } from '../tiers/ssd/index.js';
 import { serveConnection } from './connection.js';
 import { serveFdDeposits } from './fd-deposit.js';
-import { MANAGER_NODE_FLAGS, applyManagerHeapProfile, youngGeneration } from './heap-profile.js';
+import { MANAGER_ENV, MANAGER_NODE_FLAGS, applyManagerHeapProfile, youngGeneration } from './heap-profile.js';
 import { lockPath, lockSocket } from './socket-lock.js';
 import { SOCKET_PATH_LIMIT, fdSocketPath } from '../endpoint/index.js';
 import { prepareSocketFolder, removeStale, socketAnswers } from './socket-path.js';
@@ -37,7 +37,7 @@ export interface ManagerOptions {
   leaseMs?: number;
   maxTickets?: number;
   records?: number;
-  /** Where the lookup-ticket actors run: 'main' (default) or 'worker' (a worker thread; see service/ticket-runner.ts). */
+  /** Where the lookup-ticket actors run: 'worker' (default: a worker thread; see service/ticket-runner.ts) or 'main'. */
   ticketActors?: TicketActors;
   maxPayload?: number;
   maxBlocks?: number;
@@ -136,7 +136,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     const cache = new BlockCache(new DramArena(o.blockBytes, dramSlots), ssd);
     const sessions = new Set<Session>();
     const metrics = new RuntimeMetrics(cache, () => sessions.size);
-    const service = new CacheService(cache, { leaseMs: o.leaseMs ?? 30_000, maxTickets: o.maxTickets ?? 65_536, records: o.records ?? 10_000, ticketActors: o.ticketActors ?? 'main' }, metrics, o.logger);
+    const service = new CacheService(cache, { leaseMs: o.leaseMs ?? 30_000, maxTickets: o.maxTickets ?? 65_536, records: o.records ?? 10_000, ticketActors: o.ticketActors ?? 'worker' }, metrics, o.logger);
     started = service;
     // The ticket worker runs before the first lookup can come (a worker still starting would let
     // events back up); a worker that cannot start fails the start.
@@ -236,7 +236,10 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     const young = youngGeneration();
     // Started without the node flags (e.g. `node bin/orbitkv.js serve`): it serves, with whatever young generation V8 gave it.
     if (!young.configured) o.logger.warn('heap-flags-missing', { newSpaceBytes: young.newSpaceBytes, fix: `start node with ${MANAGER_NODE_FLAGS.join(' ')} (the orbitkv command does)` });
-    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured, ticketActors: service.ticketActors });
+    // Each variable as the process was started with it (an operator's own value counts).
+    const unset = Object.keys(MANAGER_ENV).filter((name) => process.env[name] === undefined);
+    if (unset.length > 0) o.logger.warn('manager-env-missing', { unset, fix: `start the Manager with ${Object.entries(MANAGER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} in its environment (the orbitkv command does)` });
+    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured, mallocArenaMax: process.env['MALLOC_ARENA_MAX'] ?? null, ticketActors: service.ticketActors });
     let stopping: Promise<void> | null = null;
     return {
       socketPath: o.socketPath,

@@ -86,6 +86,7 @@ export class CacheService {
         ticket.session.tickets.delete(ticket.id);
         this.runner.recycle(ticket);
       },
+      after: (state, type) => this.openings.after(state, type),
       mismatched: (ticket, answered, actual) => {
         this.ahead.mismatched++;
         logger.error('lookup-answer-mismatch', { ticket: ticket.id, session: ticket.session.id, answered, actual });

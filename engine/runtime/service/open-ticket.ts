@@ -43,6 +43,8 @@ export interface TicketHost {
   ended(ticket: OpenTicket): void;
   /** The actor took the ticket to `actual` after the reply said `answered` (a defect: logged). */
   mismatched(ticket: OpenTicket, answered: TicketState, actual: TicketState): void;
+  /** Where the machine takes an actor in `state` on `type` (see OpeningTable.after). */
+  after(state: TicketState, type: 'RELEASE' | 'CANCEL'): TicketState;
 }
 
 const ENDED: ReadonlySet<string> = new Set(TICKET_FINAL);
@@ -137,6 +139,7 @@ export class OpenTicket implements SessionTicket, RankMember {
     if (this.consuming) return 'restoring';
     if (this.answer === null) return 'pending';
     this.markEnding(true);
+    this.recordAhead('RELEASE');
     if (answered) return this.ask(TICKET_EVENT.release, hasEnded);
     this.send(TICKET_EVENT.release, true);
     return this.state;
@@ -146,6 +149,7 @@ export class OpenTicket implements SessionTicket, RankMember {
   askCancel(): TicketState | Promise<TicketState> {
     if (this.consuming) return 'restoring';
     this.markEnding(true);
+    this.recordAhead('CANCEL');
     return this.ask(TICKET_EVENT.cancel, hasEnded);
   }
 
@@ -184,7 +188,23 @@ export class OpenTicket implements SessionTicket, RankMember {
   answerAhead(state: 'ready' | 'miss', boundary: number, opening: TicketEvent): LookupReply {
     this.opening = opening;
     this.boundary = boundary;
-    return this.answerAs(state);
+    const reply = this.answerAs(state);
+    // The history says what the client was told (the actor's step writes the same, or corrects it).
+    const records = this.host.records;
+    records.setState(this.record, state);
+    records.setAnswer(this.record, boundary, Math.round(this.latencyUs));
+    return reply;
+  }
+
+  /**
+   * Writes in the history the state `type`, sent now, takes the ticket to, as the machine says,
+   * before the actor's report comes (a worker's comes a turn or more later): `orbitkv requests`
+   * then agrees with the leases, which went as the event was sent. The actor's report writes its
+   * own state after, the same one unless something came first (a lease that expired).
+   */
+  private recordAhead(type: 'RELEASE' | 'CANCEL'): void {
+    const known = this.left ? this.state : (this.answer?.state ?? this.state);
+    this.host.records.setState(this.record, this.host.after(known, type));
   }
 
   /** Hands the actor the OPEN of a ticket answered ahead (nothing if it has it already). */
@@ -225,6 +245,7 @@ export class OpenTicket implements SessionTicket, RankMember {
   cancel(): void {
     if (this.ending || this.consuming) return;
     this.markEnding(true);
+    this.recordAhead('CANCEL');
     this.send(TICKET_EVENT.cancel, true);
   }
   agreed(boundary: number): void {
