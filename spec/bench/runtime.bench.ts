@@ -245,7 +245,8 @@ async function soakRows(): Promise<void> {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
       err += d.toString();
-      if (err.includes('"event":"ssd-preallocated"')) ok();
+      // Listening (the Manager listens once its ticket worker runs) and its SSD tier preallocated: either may come first.
+      if (err.includes('"event":"ssd-preallocated"') && err.includes('"event":"serving"')) ok();
     });
     child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${err}`)));
   });
