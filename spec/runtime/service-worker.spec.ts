@@ -67,17 +67,19 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
     const ask = (hashes: string[], request: string, rank = 0, worldSize = 1) => service.lookup(session, { namespace: NS, hashes, request, rank, worldSize, deadlineMs: 10_000 } as never);
     const open = () => (service as unknown as { tickets: Map<number, unknown> }).tickets.size;
     const record = (request: string) => service.records.list({ request })[0]!;
-    return { cache, service, session, ask, open, record, logged };
+    /** A ticket's state as the worker's reports have made it (its record is written ahead of them). */
+    const reported = (ticket: number) => (service as unknown as { tickets: Map<number, { state: string }> }).tickets.get(ticket)?.state;
+    return { cache, service, session, ask, open, record, reported, logged };
   };
 
   it('a settled lookup is answered at once; a RELEASE gives its leases back at once and answers the state the actor then reports', async () => {
-    const { cache, service, session, ask, open, record } = await setup();
+    const { cache, service, session, ask, open, record, reported } = await setup();
     assert.equal(service.ticketActors, 'worker');
     const r = ask(['a', 'b', 'x'], 'one') as LookupReply;
     assert.ok(!(r instanceof Promise), 'answered in the same turn, ahead of the worker');
     assert.deepEqual([r.state, r.boundary, r.matched], ['ready', 2, 2]);
     assert.equal(cache.usage().pinned, 2);
-    await within(() => record('one').state === 'ready', 'the worker reported the OPEN');
+    await within(() => reported(r.ticket) === 'ready', 'the worker reported the OPEN');
     const released = service.release(session, r.ticket);
     assert.ok(released instanceof Promise, 'answered once the worker has stepped the actor');
     assert.equal(cache.usage().pinned, 0, 'the leases went with the RELEASE (every path of the actor from there gives them back)');
@@ -213,12 +215,12 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
   });
 
   it('a restore of a ticket whose lease expired on the worker before its CONSUME arrived is refused, and writes no page', async () => {
-    const { cache, service, session, ask, record } = await setup({ leaseMs: 20 });
+    const { cache, service, session, ask, record, reported } = await setup({ leaseMs: 20 });
     const held = heldPages(4);
     session.pages = held.pages;
     const r = ask(['a', 'b'], 'late') as LookupReply;
     assert.equal(r.state, 'ready');
-    await within(() => record('late').state === 'ready', 'the worker took the OPEN');
+    await within(() => reported(r.ticket) === 'ready', 'the worker took the OPEN');
     // The worker expires it meanwhile; its report waits until this thread is free again.
     busy(150);
     await assert.rejects(Promise.resolve(service.restore(session, { ticket: r.ticket, pages: [0, 1] })), (e: unknown) => e instanceof RequestError && e.reason === 'ticket-not-ready' && /is expired/.test(e.message));
@@ -246,14 +248,14 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
   });
 
   it('a worker that dies: its tickets end cancelled with their leases back, a restore under way keeps its leases until it drains, and a new worker serves', async () => {
-    const { cache, service, session, ask, record, logged, open } = await setup();
+    const { cache, service, session, ask, record, reported, logged, open } = await setup();
     const held = heldPages(4);
     session.pages = held.pages;
     const ready = ask(['a', 'b'], 'ready') as LookupReply;
     const restored = ask(['c', 'd'], 'restored') as LookupReply;
     const restoring = service.restore(session, { ticket: restored.ticket, pages: [0, 1] });
     await within(() => held.landing.length > 0, 'the copy started');
-    await within(() => record('ready').state === 'ready', 'reported ready');
+    await within(() => reported(ready.ticket) === 'ready', 'reported ready');
     assert.equal(cache.usage().pinned, 4);
     const runner = (service as unknown as { runner: { worker: { worker: { terminate(): Promise<number> } } } }).runner;
     await runner.worker.worker.terminate();

@@ -287,7 +287,10 @@ export class OpenTicket implements SessionTicket, RankMember {
     if (state === 'miss') this.boundary = 0;
     const records = this.host.records;
     const record = this.record;
-    records.setState(record, state);
+    // A ticket the client has ended shows where its end takes it (recordAhead) until its actor
+    // reports that end: a report of a state from before it (a worker's 'ready', drained after
+    // the RELEASE was sent) does not take the history back.
+    if (!this.endingNow || ENDED.has(state)) records.setState(record, state);
     if (state !== 'pending' && !this.left) {
       this.left = true;
       this.stopListening?.();
@@ -300,6 +303,7 @@ export class OpenTicket implements SessionTicket, RankMember {
         if (!ENDED.has(state) && this.endingNow) {
           this.endingNow = false;
           this.host.endingChanged(-1);
+          records.setState(record, state);
         }
       }
       const boundary = this.boundary;
