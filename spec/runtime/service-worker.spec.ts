@@ -132,6 +132,25 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
     assert.equal(m.state, 'miss');
   });
 
+  it('at most 1,024 actors wait at rest on the worker: a burst of 1,100 tickets leaves 1,024 alive, and a retired slot serves its next ticket with a new actor', async () => {
+    const { service, session, ask, record, reported } = await setup({ maxTickets: 2048 });
+    const burst = Array.from({ length: 1100 }, (_, i) => ask(['a', 'b'], `burst-${i}`) as LookupReply);
+    assert.equal(service.xstate.actors, 1100, 'one actor per ticket open');
+    for (const r of burst) service.release(session, r.ticket, false);
+    await within(() => (service as unknown as { tickets: Map<number, unknown> }).tickets.size === 0, 'every ticket reported ended');
+    assert.equal(service.xstate.actors, 1024, 'the rest were retired');
+    // More tickets than the actors at rest: the last ones take retired slots, whose actors are made anew.
+    const again = Array.from({ length: 1030 }, (_, i) => ask(['a'], `again-${i}`) as LookupReply);
+    assert.equal(service.xstate.actors, 1030);
+    const last = again[1029]!;
+    await within(() => reported(last.ticket) === 'ready', 'a retired slot served a new ticket');
+    assert.equal(await service.release(session, last.ticket), 'released');
+    assert.equal(record('again-1029').state, 'released');
+    for (const r of again.slice(0, 1029)) service.release(session, r.ticket, false);
+    await within(() => service.openTickets === 0 && (service as unknown as { tickets: Map<number, unknown> }).tickets.size === 0, 'all ended');
+    assert.equal(service.xstate.actors, 1024);
+  });
+
   it("a lookup takes in the worker's reports after its reply is written, not before it; with the table full, before it (its room)", async () => {
     const t = await setup();
     assert.ok(endedUnheard(t, 8) >= 16, 'each ticket reported its state and its end');

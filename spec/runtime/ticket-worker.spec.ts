@@ -75,6 +75,25 @@ describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker
     assert.deepEqual(expected.slice(-2), ['0:releaseAll', '0:released']);
   });
 
+  it('a retired slot (its ticket ended) loses its actor: its next OPEN makes a new one, which starts idle; an actor serving a ticket is not retired', async () => {
+    const { w, reports, exits, until } = start(4);
+    await w.ready;
+    w.send(0, E.open, 1000, 4);
+    w.send(0, E.release);
+    w.send(0, E.retire);
+    w.send(0, E.open, 1000, 2);
+    // Slot 1 is serving: retiring it changes nothing, its RELEASE is carried out.
+    w.send(1, E.open, 1000, 3);
+    w.send(1, E.retire);
+    w.send(1, E.release);
+    const by = (slot: number) => reports.filter((r) => r[0] === slot).map(name);
+    await within(() => by(0).filter((x) => x === '0:ready').length === 2 && by(1).includes('1:released'));
+    await until(reports.length);
+    assert.deepEqual(by(0), ['0:idle', '0:settle(4)', '0:ready', '0:releaseAll', '0:released', '0:idle', '0:settle(2)', '0:ready']);
+    assert.deepEqual(by(1), ['1:idle', '1:settle(3)', '1:ready', '1:releaseAll', '1:released']);
+    assert.deepEqual(exits, []);
+  });
+
   it('its own timers run: a pending ticket times out, and a ready one expires, with no event from this thread', async () => {
     const { w, reports } = start(4, 40);
     w.send(1, E.open, 30, -1); // pending, 30 ms deadline

@@ -18,6 +18,8 @@ export const TICKET_EVENT_KIND = {
   consumed: 7,
   /** The worker stops (slot ignored). */
   stop: 8,
+  /** The slot's actor, at rest (its ticket ended), is stopped and dropped: its next OPEN makes a new one. */
+  retire: 9,
 } as const;
 
 /**

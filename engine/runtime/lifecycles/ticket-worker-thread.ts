@@ -17,6 +17,8 @@ const reports = new EventRing(data.reports);
 const clock = new TicketClock();
 const stateCode = new Map<TicketState, number>(TICKET_STATE_CODES.map((s, i) => [s, i]));
 const actors: (ActorRefFrom<typeof lookupTicketMachine> | undefined)[] = new Array(data.slots).fill(undefined);
+/** Each actor's subscription, dropped with it when it retires. */
+const subscriptions: ({ unsubscribe(): void } | undefined)[] = new Array(data.slots).fill(undefined);
 /** Blocks for a millisecond while the report ring is full (main drains it on the message it got). */
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -43,7 +45,7 @@ function actorFor(slot: number): ActorRefFrom<typeof lookupTicketMachine> {
       clock,
       input: { effects: { settle: (boundary) => report(R.settle, slot, boundary), releaseAll: () => report(R.releaseAll, slot) }, leaseMs: data.leaseMs },
     });
-    actor.subscribe({
+    subscriptions[slot] = actor.subscribe({
       next: (snapshot) => report(R.state, slot, stateCode.get(snapshot.value as TicketState)!),
       error: () => {
         actors[slot] = undefined;
@@ -83,6 +85,17 @@ function stepActor(kind: number, slot: number, a: number, b: number): void {
     return;
   }
   if (!(slot >= 0 && slot < data.slots)) throw new RangeError(`ticket worker: slot ${slot} is outside 0..${data.slots - 1}`);
+  if (kind === E.retire) {
+    // Main retires only a slot whose ticket has ended here (it heard the end), so the actor rests;
+    // one that does not is left serving. Unreported: main counts the slot's actor gone as it sends this.
+    const actor = actors[slot];
+    if (actor === undefined || !RESTING.has(actor.getSnapshot().value as TicketState)) return;
+    subscriptions[slot]?.unsubscribe();
+    subscriptions[slot] = undefined;
+    actors[slot] = undefined;
+    actor.stop();
+    return;
+  }
   if (kind === E.open) {
     actorFor(slot).send(b < 0 ? { type: 'OPEN', deadlineMs: a } : { type: 'OPEN', deadlineMs: a, agreed: b });
     return;

@@ -37,7 +37,7 @@ const RING = 4096;
 /** How soon a sleeping worker is woken for quiet events (TICKET_QUIET), in ms. */
 const QUIET_WAKE_MS = 1;
 
-/** Most events a slot's ticket is sent before its end is reported (OPEN, AGREED or DEFER, CANCEL or RELEASE or CONSUME, CONSUMED, and one spare). */
+/** Most events a slot is sent before its ticket's end is reported (a RETIRE of its last actor, OPEN, AGREED or DEFER, CANCEL or RELEASE or CONSUME, CONSUMED, and one spare). */
 export const EVENTS_PER_SLOT = 6;
 
 export interface TicketWorkerOptions {

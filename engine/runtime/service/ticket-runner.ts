@@ -157,7 +157,12 @@ export class WorkerTickets implements TicketRunner {
   private worker: TicketWorker;
   /** Every slot made so far (at most `maxTickets`): index i is the worker's actor i. */
   private readonly slots: WorkerSlot[] = [];
+  /** Free slots whose actor lives on the worker, at rest (at most TICKET_POOL: the rest are retired). */
   private readonly idle: WorkerSlot[] = [];
+  /** Free slots with no actor on the worker (retired, or never opened since the worker started): their next OPEN makes one. */
+  private readonly retired: WorkerSlot[] = [];
+  /** Actors alive on the worker, as this thread knows it: serving a ticket, or at rest in `idle`. */
+  alive = 0;
   private exits: number[] = [];
   failed: string | null = null;
   private closed = false;
@@ -171,7 +176,7 @@ export class WorkerTickets implements TicketRunner {
   }
 
   get actors(): number {
-    return this.slots.length;
+    return this.alive;
   }
 
   poll(): void {
@@ -185,6 +190,10 @@ export class WorkerTickets implements TicketRunner {
   take(): TicketSlot {
     const slot = this.idle.pop();
     if (slot !== undefined) return slot;
+    // Its OPEN makes the slot's actor on the worker.
+    this.alive++;
+    const retired = this.retired.pop();
+    if (retired !== undefined) return retired;
     // Bounded: a slot is taken per open ticket and the service holds at most maxTickets open.
     if (this.slots.length >= this.maxTickets) throw new RangeError(`ticket worker: all ${this.maxTickets} slots are serving tickets`);
     const made = new WorkerSlot(this.slots.length, this);
@@ -192,9 +201,19 @@ export class WorkerTickets implements TicketRunner {
     return made;
   }
 
+  /**
+   * The ticket has ended on the worker: its slot serves the next one. At most TICKET_POOL actors
+   * wait at rest; past that the slot's actor is retired (stopped on the worker), so a burst that
+   * filled the table leaves no actor per ticket it held (each is some 4.7 KB of the worker's heap).
+   */
   recycle(ticket: OpenTicket): void {
     const slot = detach<WorkerSlot>(ticket);
-    if (slot !== null) this.idle.push(slot);
+    if (slot === null) return;
+    if (this.idle.length < TICKET_POOL) return void this.idle.push(slot);
+    this.worker.send(slot.index, E.retire, 0, 0, true);
+    slot.state = 'idle';
+    this.alive--;
+    this.retired.push(slot);
   }
 
   send(index: number, event: TicketEvent, quiet: boolean): void {
@@ -261,8 +280,11 @@ export class WorkerTickets implements TicketRunner {
         tickets.push(t);
       }
     }
+    // The new worker has no actor: every slot makes its own at its next OPEN.
     this.idle.length = 0;
-    for (let i = this.slots.length - 1; i >= 0; i--) this.idle.push(this.slots[i]!);
+    this.retired.length = 0;
+    this.alive = 0;
+    for (let i = this.slots.length - 1; i >= 0; i--) this.retired.push(this.slots[i]!);
     const giveUp = this.exits.length >= FAILURES.count;
     this.logger.error('ticket-worker-exited', { detail: error.message, tickets: tickets.length, restarting: !giveUp, exitsInWindow: this.exits.length });
     if (giveUp) this.failed = `the ticket worker exited ${this.exits.length} times in ${FAILURES.windowMs / 1000} s (last: ${error.message})`;
