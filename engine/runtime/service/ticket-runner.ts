@@ -190,12 +190,12 @@ export class WorkerTickets implements TicketRunner {
   take(): TicketSlot {
     const slot = this.idle.pop();
     if (slot !== undefined) return slot;
+    // Bounded: a slot is taken per open ticket and the service holds at most maxTickets open.
+    const retired = this.retired.pop();
+    if (retired === undefined && this.slots.length >= this.maxTickets) throw new RangeError(`ticket worker: all ${this.maxTickets} slots are serving tickets`);
     // Its OPEN makes the slot's actor on the worker.
     this.alive++;
-    const retired = this.retired.pop();
     if (retired !== undefined) return retired;
-    // Bounded: a slot is taken per open ticket and the service holds at most maxTickets open.
-    if (this.slots.length >= this.maxTickets) throw new RangeError(`ticket worker: all ${this.maxTickets} slots are serving tickets`);
     const made = new WorkerSlot(this.slots.length, this);
     this.slots.push(made);
     return made;
