@@ -4,7 +4,7 @@
  * no addon until a function needs it.
  */
 export { addonPath, nativeAvailable } from './lib/binding.js';
-export { allocAligned, bufferAddress, liveNativeOps } from './lib/memory.js';
+export { adjustExternalMemory, allocAligned, bufferAddress, liveNativeOps } from './lib/memory.js';
 export { openFile, DIRECT_ALIGNMENT, type DirectFile, type OpenOptions, type CloseOptions } from './lib/direct-file.js';
 export { IoRing, openRing, type CancelOutcome, type IoBackendName, type IoRequest, type OpCallback, type OpOptions, type RingOptions, type RingStats } from './lib/io-ring.js';
 export {

@@ -66,6 +66,7 @@ export interface RawBinding {
   unmapShared(buffer: ArrayBuffer): boolean;
   liveMappings(): number;
   liveOps(): number;
+  adjustExternalMemory(delta: number): number;
   UringRing: RawIoBackendClass;
   PoolIo: RawIoBackendClass;
   cuda: Record<string, (...args: any[]) => any>;

@@ -17,3 +17,14 @@ export function bufferAddress(buffer: Uint8Array): bigint {
 export function liveNativeOps(): number {
   return binding().liveOps();
 }
+
+/**
+ * Adds `delta` bytes (negative: takes them away) to what V8 counts as memory held outside its heap
+ * for this isolate, and returns the count after (napi_adjust_external_memory). V8 weighs that count
+ * in its collection heuristics: for memory that lives as long as the process and that no collection
+ * can free, such as the Manager's DRAM arena, the count only misleads it.
+ */
+export function adjustExternalMemory(delta: number): number {
+  if (!Number.isSafeInteger(delta)) throw new RangeError(`delta must be a safe integer, got ${delta}`);
+  return binding().adjustExternalMemory(delta);
+}

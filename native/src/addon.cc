@@ -15,6 +15,29 @@ static Napi::Value LiveOps(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(IoOp::live.load()));
 }
 
+// Adds `delta` bytes (negative: takes them away) to what V8 counts as memory held outside its heap
+// for this isolate (napi_adjust_external_memory); returns the count after. For memory that lives as
+// long as the process and that no collection could free (the Manager's DRAM arena), which V8 would
+// otherwise weigh in its collection heuristics.
+static Napi::Value AdjustExternalMemory(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) {
+    Napi::TypeError::New(env, "adjustExternalMemory(delta): delta must be a number").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  const double delta = info[0].As<Napi::Number>().DoubleValue();
+  if (!(delta >= -9007199254740991.0 && delta <= 9007199254740991.0) || delta != static_cast<double>(static_cast<int64_t>(delta))) {
+    Napi::RangeError::New(env, "adjustExternalMemory(delta): delta must be a safe integer").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  int64_t result = 0;
+  if (napi_adjust_external_memory(env, static_cast<int64_t>(delta), &result) != napi_ok) {
+    Napi::Error::New(env, "adjustExternalMemory: napi_adjust_external_memory failed").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return Napi::Number::New(env, static_cast<double>(result));
+}
+
 Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   InitAlignedBuffer(env, exports);
   UnixSocket::Init(env, exports);
@@ -24,6 +47,7 @@ Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   cuda::InitCuda(env, exports);
   InitBlockCopy(env, exports);
   exports.Set("liveOps", Napi::Function::New(env, LiveOps, "liveOps"));
+  exports.Set("adjustExternalMemory", Napi::Function::New(env, AdjustExternalMemory, "adjustExternalMemory"));
   return exports;
 }
 

@@ -8,8 +8,10 @@
 
 namespace orbitkv {
 
-static void FreeAligned(Napi::Env env, uint8_t* data, size_t* size) {
-  Napi::MemoryManagement::AdjustExternalMemory(env, -static_cast<int64_t>(*size));
+// V8 counts an external Buffer's bytes as external memory itself (as it makes the Buffer, and
+// uncounts them as it frees it): adjusting the count here as well counted each aligned buffer twice
+// (a 32 MiB arena was 64 MB of V8's count), and held V8 in its external-memory-pressure state.
+static void FreeAligned(Napi::Env, uint8_t* data, size_t* size) {
   std::free(data);
   delete size;
 }
@@ -25,7 +27,6 @@ static Napi::Value AllocAligned(const Napi::CallbackInfo& info) {
   int err = posix_memalign(&data, alignment, size == 0 ? alignment : size);
   if (err != 0) throw SystemError(env, err, "posix_memalign", std::to_string(size) + " bytes");
   std::memset(data, 0, size);
-  Napi::MemoryManagement::AdjustExternalMemory(env, static_cast<int64_t>(size));
   return Napi::Buffer<uint8_t>::New(env, static_cast<uint8_t*>(data), size, FreeAligned, new size_t(size));
 }
 

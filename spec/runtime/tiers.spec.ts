@@ -1,16 +1,32 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DramArena } from '../../engine/runtime/tiers/dram/index.js';
 import { SlotPool } from '../../engine/runtime/tiers/slots/index.js';
 import { SsdIndex, RECORD_BYTES, encodeRecord } from '../../engine/runtime/tiers/ssd/index/index.js';
 import { SsdTier } from '../../engine/runtime/tiers/ssd/index.js';
 import { crc32 } from 'node:zlib';
-import { allocAligned, crc32c } from '../../native/index.js';
+import { adjustExternalMemory, allocAligned, crc32c } from '../../native/index.js';
 import { tempDir } from './support.js';
 
 const key = (n: number) => n.toString(16).padStart(64, '0');
 
 describe('runtime/tiers: slots and the SSD index', () => {
+  it('a DRAM arena is counted once in what V8 counts as external memory; held for the process it leaves that count, and goes back into it once, when it is let go', () => {
+    const MiB = 1024 * 1024;
+    // V8's own count, the one its collection heuristics weigh (adding 0 reads it).
+    const external = () => adjustExternalMemory(0);
+    const before = external();
+    const arena = new DramArena(MiB, 64);
+    const counted = external();
+    assert.ok(counted - before >= 60 * MiB && counted - before < 70 * MiB, `the arena is counted once as it is made (${counted - before} bytes)`);
+    const retrack = arena.untrackFromV8();
+    assert.ok(counted - external() >= 60 * MiB, `taken out (${counted - external()} bytes less)`);
+    retrack();
+    retrack();
+    assert.ok(Math.abs(external() - counted) < 4 * MiB, `put back once (${external() - counted} bytes from where it was)`);
+  });
+
   it('a slot pool evicts the least recently used slot its owner allows, and never grows', () => {
     const pool = new SlotPool(3);
     const evicted: number[] = [];

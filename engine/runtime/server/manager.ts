@@ -17,7 +17,7 @@ import { RuntimeMetrics, serveMetrics } from '../metrics/index.js';
 import { DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION } from '../protocol/index.js';
 import { CacheService, type TicketActors } from '../service/index.js';
 import type { Session } from '../session/index.js';
-import { peerCredentials } from '../../../native/index.js';
+import { adjustExternalMemory, peerCredentials } from '../../../native/index.js';
 import { DramArena } from '../tiers/dram/index.js';
 import { SsdTier } from '../tiers/ssd/index.js';
 import { serveConnection } from './connection.js';
@@ -109,6 +109,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
   let listening: Server | null = null;
   let deposits: Server | null = null;
   let started: CacheService | null = null;
+  let retrackArena: (() => void) | null = null;
   const release = async () => {
     removeStale(o.socketPath);
     removeStale(fdSocketPath(o.socketPath));
@@ -133,7 +134,10 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         fail(diagnose('ssdUnusable', {}, o.ssd.dir, e.code ? `${e.code}: ${e.message}` : e.message));
       }
     }
-    const cache = new BlockCache(new DramArena(o.blockBytes, dramSlots), ssd);
+    const arena = new DramArena(o.blockBytes, dramSlots);
+    // Held until the Manager stops: V8 is not to weigh it (see untrackFromV8).
+    retrackArena = arena.untrackFromV8();
+    const cache = new BlockCache(arena, ssd);
     const sessions = new Set<Session>();
     const metrics = new RuntimeMetrics(cache, () => sessions.size);
     const service = new CacheService(cache, { leaseMs: o.leaseMs ?? 30_000, maxTickets: o.maxTickets ?? 65_536, records: o.records ?? 10_000, ticketActors: o.ticketActors ?? 'worker' }, metrics, o.logger);
@@ -239,7 +243,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     // Each variable as the process was started with it (an operator's own value counts).
     const unset = Object.keys(MANAGER_ENV).filter((name) => process.env[name] === undefined);
     if (unset.length > 0) o.logger.warn('manager-env-missing', { unset, fix: `start the Manager with ${Object.entries(MANAGER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} in its environment (the orbitkv command does)` });
-    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured, mallocArenaMax: process.env['MALLOC_ARENA_MAX'] ?? null, ticketActors: service.ticketActors });
+    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured, v8ExternalBytes: adjustExternalMemory(0), mallocArenaMax: process.env['MALLOC_ARENA_MAX'] ?? null, ticketActors: service.ticketActors });
     let stopping: Promise<void> | null = null;
     return {
       socketPath: o.socketPath,
@@ -265,6 +269,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
             await ssd.close();
           }
           await release();
+          retrackArena?.();
           o.logger.info('stopped', {});
         })()),
     };
@@ -275,6 +280,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     await started?.close();
     await release();
     await ssd?.close().catch(() => undefined);
+    retrackArena?.();
     throw error;
   }
 }
