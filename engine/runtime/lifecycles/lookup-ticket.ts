@@ -142,9 +142,14 @@ export class OpeningTable {
    * exact because the OPEN's guards read only the event (see above).
    */
   targetOf(state: TicketState, agreed: number): TicketState {
+    return this.target(this.snapshotOf(state), agreed);
+  }
+
+  /** The machine's snapshot of `state` with the placeholder context, resolved once per state. */
+  private snapshotOf(state: TicketState): SnapshotFrom<typeof lookupTicketMachine> {
     let snapshot = this.snapshots.get(state);
     if (snapshot === undefined) this.snapshots.set(state, (snapshot = lookupTicketMachine.resolveState({ value: state, context: PLACEHOLDER_CONTEXT })));
-    return this.target(snapshot, agreed);
+    return snapshot;
   }
 
   /**
@@ -156,9 +161,7 @@ export class OpeningTable {
     const key = `${state} ${type}`;
     let to = this.fixed.get(key);
     if (to === undefined) {
-      let snapshot = this.snapshots.get(state);
-      if (snapshot === undefined) this.snapshots.set(state, (snapshot = lookupTicketMachine.resolveState({ value: state, context: PLACEHOLDER_CONTEXT })));
-      const [next] = transition(lookupTicketMachine, snapshot, { type });
+      const [next] = transition(lookupTicketMachine, this.snapshotOf(state), { type });
       this.fixed.set(key, (to = next.value as TicketState));
     }
     return to;

@@ -84,9 +84,9 @@ export class TicketWorker {
     const data: TicketWorkerData = { events, reports, leaseMs: options.leaseMs, slots: options.slots };
     // A small young generation and first old-generation limit: the Manager's node flags give
     // every isolate the main thread's (sized for the reply path's pauses), which would cost this
-    // one tens of MiB for nothing: its scavenges pause no reply. Those flags outrank a worker's resourceLimits, so they are set
-    // for the isolates made from now on (an isolate reads them as it is made; the main thread's
-    // young generation, made at start, keeps its size).
+    // one tens of MiB for nothing: its scavenges pause no reply. Those flags outrank a worker's
+    // resourceLimits, so they are set for the isolates made from now on (an isolate reads them as
+    // it is made; the main thread's young generation, made at start, keeps its size).
     setFlagsFromString(`--min-semi-space-size=${WORKER_SEMI_SPACE_MIB}`);
     setFlagsFromString(`--max-semi-space-size=${WORKER_SEMI_SPACE_MIB}`);
     setFlagsFromString(`--initial-old-space-size=${WORKER_INITIAL_OLD_MIB}`);

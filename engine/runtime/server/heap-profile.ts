@@ -10,8 +10,8 @@
  * made it one every ~290 (spec/bench/results/runtime-gc-dev-vm.txt). The Manager runs them on
  * the ticket worker by default (`--ticket-actors worker`), whose heap is its own: the main
  * isolate then allocates about a quarter as much a lookup, and 4 MiB holds its lookup phases on
- * an H100 host in 21-22 scavenges (148 in-process with 8 MiB) with the p99 within 2x of the echo,
- * at 8 MiB less resident memory than 8 MiB would take
+ * an H100 host in 21-22 scavenges (148 in-process with 8 MiB), with the p99 there within 2x of
+ * the echo's (not on an H200 host), at 8 MiB less resident memory than 8 MiB would take
  * (spec/bench/results/runtime-ticket-worker-h100-host.txt). For `--ticket-actors main`, start
  * node with --min-semi-space-size=8 --max-semi-space-size=8: the operator's values win.
  *
@@ -52,8 +52,8 @@ export const MANAGER_NODE_FLAGS = [`--min-semi-space-size=${YOUNG_SEMI_SPACE_MIB
  * measured). glibc gives each thread that mallocs under contention an arena of its own, up to 8
  * per core, and each keeps what was freed in it resident; the ticket worker and the I/O threads
  * made the Manager's own peak under the soak of 64 clients 181-191 MiB (188-191 in 4 of 5 runs)
- * against its bound of 192 (tiers + 64 MiB) on the dev VM, and 2 arenas 182-185
- * (spec/bench/results/runtime-ticket-worker-h100-host.txt). An operator who starts node
+ * against its bound of 192 (tiers + 64 MiB) on the dev VM, and 2 arenas 182-185 (README, The Manager,
+ * "Limits today"). An operator who starts node
  * otherwise sets their own.
  */
 export const MANAGER_ENV: Readonly<Record<string, string>> = Object.freeze({ MALLOC_ARENA_MAX: '2' });

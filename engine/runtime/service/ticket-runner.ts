@@ -162,7 +162,7 @@ export class WorkerTickets implements TicketRunner {
   /** Free slots with no actor on the worker (retired, or never opened since the worker started): their next OPEN makes one. */
   private readonly retired: WorkerSlot[] = [];
   /** Actors alive on the worker, as this thread knows it: serving a ticket, or at rest in `idle`. */
-  alive = 0;
+  private alive = 0;
   private exits: number[] = [];
   failed: string | null = null;
   private closed = false;
