@@ -94,4 +94,34 @@ describe('runtime/catalog: the block cache', () => {
     assert.equal(ssd.index.lookup(c)?.slot !== undefined, true);
     await ssd.close();
   });
+
+  it('a lease goes back to the block it was taken on: one dropped for a checksum mismatch and stored again under its key keeps the new lease', async () => {
+    const ssd = new SsdTier({ dir: tempDir('lease-block'), slotBytes: 4096, slots: 4 });
+    await ssd.preallocation;
+    const cache = new BlockCache(new DramArena(4096, 1), ssd);
+    const [k, j] = ['k', 'j'].map((h) => BlockCache.key('ns', h)) as [string, string];
+    for (const key of [k, j]) {
+      assert.equal(await cache.stage(key, async (into) => void into.fill(5)), 'stored');
+      assert.equal((await cache.persist([key])).get(key), 'persisted');
+    }
+    assert.equal(cache.blocks.get(k)!.dram, -1, 'k is on SSD only (j took the one DRAM slot)');
+    // Ticket A leases k; then k's bytes fail their checksum on the read a restore makes.
+    const a = cache.probe([k]);
+    assert.equal(a.blocks.length, 1);
+    cache.pin(a.blocks);
+    cache.blocks.get(k)!.crc ^= 1;
+    assert.deepEqual(await cache.inDram(k), { reason: 'checksum' });
+    assert.equal(cache.blocks.has(k), false, 'a block whose bytes do not match is forgotten');
+    // The engine saves k again, and ticket B leases the new block.
+    assert.equal(await cache.stage(k, async (into) => void into.fill(6)), 'stored');
+    const b = cache.probe([k]);
+    assert.notEqual(b.blocks[0], a.blocks[0]);
+    cache.pin(b.blocks);
+    cache.unpin(a.blocks);
+    assert.equal(cache.blocks.get(k)!.pins, 1, "A's release gave back A's lease, not B's");
+    assert.equal(cache.usage().pinned, 1);
+    cache.unpin(b.blocks);
+    assert.equal(cache.usage().pinned, 0);
+    await ssd.close();
+  });
 });

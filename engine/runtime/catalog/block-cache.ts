@@ -44,6 +44,8 @@ export interface Probe {
   /** Whether the first unmatched block is still being saved (the ticket waits). */
   pending: boolean;
   firstMiss: { block: number; reason: MissReason; since?: string } | null;
+  /** The matched blocks, in chain order (`matched` of them). */
+  blocks: Block[];
 }
 
 /** Copies a block's bytes into its DRAM slot; may resolve with their CRC-32C (see `BlockCache.stage`). */
@@ -101,34 +103,41 @@ export class BlockCache {
     return this.dram.slotBytes;
   }
 
-  /** The longest stored prefix of `keys` and why it stops. */
+  /**
+   * The longest stored prefix of `keys` and why it stops, with the matched blocks themselves
+   * (`blocks`, what `pin` leases: valid in the turn of the probe, as the map may change after it).
+   */
   probe(keys: readonly string[]): Probe {
     const tiers = { dram: 0, ssd: 0 };
+    const blocks: Block[] = [];
     for (let i = 0; i < keys.length; i++) {
       const b = this.blocks.get(keys[i]!);
       if (!b) {
         const since = this.evicted.get(keys[i]!);
-        return { matched: i, tiers, pending: false, firstMiss: since !== undefined ? { block: i, reason: 'evicted', since } : { block: i, reason: 'absent' } };
+        return { matched: i, tiers, pending: false, firstMiss: since !== undefined ? { block: i, reason: 'evicted', since } : { block: i, reason: 'absent' }, blocks };
       }
-      if (b.state === 'staging') return { matched: i, tiers, pending: true, firstMiss: { block: i, reason: 'pending' } };
+      if (b.state === 'staging') return { matched: i, tiers, pending: true, firstMiss: { block: i, reason: 'pending' }, blocks };
       if (b.dram >= 0) tiers.dram++;
       else tiers.ssd++;
+      blocks.push(b);
     }
-    return { matched: keys.length, tiers, pending: false, firstMiss: null };
+    return { matched: keys.length, tiers, pending: false, firstMiss: null, blocks };
   }
 
-  pin(keys: readonly string[]): void {
-    for (const k of keys) {
-      const b = this.blocks.get(k);
-      if (!b) throw new Error(`pin of an absent block ${k}`);
-      b.pins++;
-    }
+  /**
+   * Leases these blocks (a probe's, in its turn). A lease is held on the block object, not its
+   * key: given back with `unpin`, it goes to the block it was taken on, even if that block has
+   * since been dropped (a checksum mismatch) and its key stored again as a new block.
+   */
+  pin(blocks: readonly Block[]): void {
+    for (let i = 0; i < blocks.length; i++) blocks[i]!.pins++;
   }
 
-  unpin(keys: readonly string[]): void {
-    for (const k of keys) {
-      const b = this.blocks.get(k);
-      if (b && b.pins > 0) b.pins--;
+  /** Gives back leases `pin` took. */
+  unpin(blocks: readonly Block[]): void {
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i]!;
+      if (b.pins > 0) b.pins--;
     }
   }
 

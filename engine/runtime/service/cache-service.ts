@@ -180,9 +180,8 @@ export class CacheService {
     slot.ticket = ticket;
     ticket.slot = slot;
     const take = (probe: typeof first) => {
-      const matched = keys.slice(0, probe.matched);
-      this.cache.pin(matched);
-      ticket.leased = matched;
+      this.cache.pin(probe.blocks);
+      ticket.leased = probe.blocks;
       ticket.matched = probe.matched;
       ticket.tiers = probe.tiers;
       ticket.firstMiss = probe.firstMiss;

@@ -6,7 +6,7 @@
  * A class rather than closures per ticket: a lookup allocates this object and its record, and
  * the session's cancel, the rank agreement's callbacks and the actor's effects are its methods.
  */
-import type { BlockCache } from '../catalog/index.js';
+import type { Block, BlockCache } from '../catalog/index.js';
 import { TICKET_FINAL, type RankMember, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { FirstMiss, RequestRing } from '../records/index.js';
 import type { Session, SessionTicket } from '../session/index.js';
@@ -60,7 +60,8 @@ export const TICKET_EVENT = {
 } as const satisfies Record<string, TicketEvent>;
 
 export class OpenTicket implements SessionTicket, RankMember {
-  leased: string[] = [];
+  /** The blocks this ticket leases (see BlockCache.pin). */
+  leased: Block[] = [];
   state: TicketState = 'pending';
   /** The agreed boundary once ready (0 for a miss; null while pending, or if it never agreed). */
   boundary: number | null = null;
