@@ -5,4 +5,4 @@ export { RestoreStream, restoreMachine, type BlockResult, type RestoreContext, t
 export { RankAgreement, type RankMember } from './rank-agreement.js';
 export { EventRing, RECORD_INTS } from './event-ring.js';
 export { EVENTS_PER_SLOT, TicketWorker, type TicketWorkerOptions } from './ticket-worker.js';
-export { TICKET_EVENT_KIND, TICKET_REPORT_KIND, TICKET_STATE_CODES } from './ticket-worker-protocol.js';
+export { NAP_MS, NAP_WHILE_MS, TICKET_EVENT_KIND, TICKET_REPORT_KIND, TICKET_STATE_CODES } from './ticket-worker-protocol.js';

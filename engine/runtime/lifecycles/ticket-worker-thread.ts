@@ -9,7 +9,7 @@ import { createActor, type ActorRefFrom } from 'xstate';
 import { EventRing } from './event-ring.js';
 import { TICKET_FINAL, lookupTicketMachine, type TicketEvent, type TicketState } from './lookup-ticket.js';
 import { TicketClock } from './ticket-clock.js';
-import { QUIET_REPORT_MS, TICKET_EVENT_KIND as E, TICKET_QUIET, TICKET_REPORT_KIND as R, TICKET_STATE_CODES, type TicketWorkerData } from './ticket-worker-protocol.js';
+import { NAP_MS, NAP_WHILE_MS, QUIET_REPORT_MS, TICKET_EVENT_KIND as E, TICKET_QUIET, TICKET_REPORT_KIND as R, TICKET_STATE_CODES, type TicketWorkerData } from './ticket-worker-protocol.js';
 
 const data = workerData as TicketWorkerData;
 const events = new EventRing(data.events);
@@ -22,9 +22,6 @@ const subscriptions: ({ unsubscribe(): void } | undefined)[] = new Array(data.sl
 /** Blocks for a millisecond while the report ring is full (main drains it on the message it got). */
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/** How long a nap lasts, and how long the worker naps after its last event before it sleeps, in ms. */
-const NAP_MS = 1;
-const NAP_WHILE_MS = 50;
 
 /** Whether the event being stepped is quiet (TICKET_QUIET): what it makes the actor do wakes nobody. */
 let quiet = false;
