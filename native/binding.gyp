@@ -13,6 +13,7 @@
         "src/io/io_args.cc",
         "src/io/uring_ring.cc",
         "src/io/pool_io.cc",
+        "src/io/fallocate.cc",
         "src/cuda/driver.cc",
         "src/cuda/cuda_binding.cc",
         "src/cuda/completion_queue.cc",

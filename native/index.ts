@@ -44,3 +44,4 @@ export {
 export { probeCapabilities, type Capability, type CapabilityReport } from './lib/capabilities.js';
 export { splitRuns } from './lib/copy-runs.js';
 export { copyBlocks, crc32c, crc32cHardware, populatePages, type CopyRange } from './lib/block-copy.js';
+export { fallocateFile } from './lib/fallocate.js';

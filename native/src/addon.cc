@@ -1,6 +1,7 @@
 // orbitkv_native: io_uring and thread-pool I/O, aligned buffers, and the CUDA driver (dlopen).
 #include <napi.h>
 #include "aligned_buffer.h"
+#include "io/fallocate.h"
 #include "io/io_op.h"
 #include "io/pool_io.h"
 #include "io/uring_ring.h"
@@ -44,6 +45,7 @@ Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   InitSharedMemory(env, exports);
   UringRing::Init(env, exports);
   PoolIo::Init(env, exports);
+  InitFallocate(env, exports);
   cuda::InitCuda(env, exports);
   InitBlockCopy(env, exports);
   exports.Set("liveOps", Napi::Function::New(env, LiveOps, "liveOps"));

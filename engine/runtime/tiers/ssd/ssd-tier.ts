@@ -7,12 +7,11 @@
  * to its size in the background (nothing blocks the event loop) and never takes the room the
  * index needs.
  */
-import { execFile } from 'node:child_process';
 import { closeSync, existsSync, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
 import { open, statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { crc32c, openFile, openRing, type DirectFile, type IoRing } from '../../../../native/index.js';
+import { crc32c, fallocateFile, openFile, openRing, type DirectFile, type IoRing } from '../../../../native/index.js';
 import { SlotPool } from '../slots/index.js';
 import { CopyBatcher } from '../../pages/index.js';
 import { RECORD_BYTES, SsdIndex, syncDirSync, type ChecksumKind } from './index/index.js';
@@ -115,7 +114,7 @@ export class SsdTier {
     // written blocks, so a save overwrites in place (a first write into an unwritten extent
     // costs a metadata conversion that every fsync then commits). Slots are granted as the
     // zeros reach them.
-    const reserved = await fallocate(path, from, bytes - from);
+    const reserved = (await fallocateFile(path, from, bytes - from)) === null;
     let at = from;
     try {
       const file = await open(path, 'r+');
@@ -231,11 +230,4 @@ function sizeTo(path: string, bytes: number): number {
   } finally {
     closeSync(fd);
   }
-}
-
-/** Allocates [offset, offset + length) with fallocate(1), off the event loop; false where it is missing or refused. */
-function fallocate(path: string, offset: number, length: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    execFile('fallocate', ['--offset', String(offset), '--length', String(length), path], { timeout: 600_000 }, (error) => resolve(error === null));
-  });
 }
