@@ -37,11 +37,15 @@ constexpr size_t kHuge = size_t{2} << 20;
 // transparent huge pages and populated by the kernel (MADV_POPULATE_WRITE; a byte written per
 // page where the kernel predates it), so it is resident, and zero, before it is used. Filling a
 // 1 GiB arena byte by byte (posix_memalign + memset, in 4 KiB pages) took 4.25 s on the dev VM,
-// most of the Manager's start. Null with errno set when the mapping or its pages are refused.
-static uint8_t* MapPopulated(size_t size, size_t* mapBytes) {
+// most of the Manager's start. Null with errno set (and `failed` naming the call) when the mapping
+// or its pages are refused.
+static uint8_t* MapPopulated(size_t size, size_t* mapBytes, const char** failed) {
   const size_t bytes = (size + kHuge - 1) & ~(kHuge - 1);
   void* base = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) return nullptr;
+  if (base == MAP_FAILED) {
+    *failed = "mmap";
+    return nullptr;
+  }
   const uintptr_t b = reinterpret_cast<uintptr_t>(base);
   const uintptr_t start = (b + kHuge - 1) & ~(kHuge - 1);
   // The slack before and after the aligned range goes back at once (never touched, never resident).
@@ -55,6 +59,7 @@ static uint8_t* MapPopulated(size_t size, size_t* mapBytes) {
       int err = errno;
       munmap(data, bytes);
       errno = err;
+      *failed = "madvise(MADV_POPULATE_WRITE)";
       return nullptr;
     }
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -73,8 +78,9 @@ static Napi::Value AllocAligned(const Napi::CallbackInfo& info) {
   auto alignment = static_cast<size_t>(ArgInt(info, 1, "alignment", 1, INT64_C(1) << 30));
   if (size >= kHuge && alignment <= kHuge && (alignment & (alignment - 1)) == 0) {
     size_t mapBytes = 0;
-    uint8_t* data = MapPopulated(size, &mapBytes);
-    if (data == nullptr) throw SystemError(env, errno, "mmap", std::to_string(size) + " bytes");
+    const char* failed = "mmap";
+    uint8_t* data = MapPopulated(size, &mapBytes, &failed);
+    if (data == nullptr) throw SystemError(env, errno, failed, std::to_string(size) + " bytes");
     return Napi::Buffer<uint8_t>::New(env, data, size, FreeAligned, new Allocation{mapBytes});
   }
   void* data = nullptr;

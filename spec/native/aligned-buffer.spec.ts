@@ -32,6 +32,10 @@ describe('native/aligned-buffer: allocAligned', function () {
     }
   });
 
+  it('a size no mapping can hold is a SystemError naming the call and errno (ENOMEM), not a crash', () => {
+    assert.throws(() => allocAligned(2 ** 52), (e: NodeJS.ErrnoException) => e.code === 'ENOMEM' && e.syscall === 'mmap' && /4503599627370496 bytes/.test(e.message));
+  });
+
   it('large buffers are resident once made, and their memory goes back once they are collected', async () => {
     const r = await runFixture(fileURLToPath(new URL('./fixtures/large-alloc-gc.ts', import.meta.url)), [], '', ['--expose-gc']);
     assert.equal(r.code, 0, r.stderr);
