@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On the host (spec/bench/host-bundle.sh says what travels): unpacks node, fio and the runtime
 # dependencies, prints what the host is, then runs the runtime bench's lookup rows
-# HOST_LOOKUP_RUNS times (3), one full runtime bench and one io bench, each into $OUT.
-# HOST_BENCHES (default "lookup runtime io") picks which.
+# HOST_LOOKUP_RUNS times (3), in each order of HOST_LOOKUP_ORDERS (default "interleaved"; "phases
+# interleaved" alternates the two, as runtime-lookup-order-h100-host.txt), one full runtime bench and
+# one io bench, each into $OUT. HOST_BENCHES (default "lookup runtime io") picks which.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 b=$PWD/.gpu-bundle
@@ -24,7 +25,10 @@ cat "$out/host-env.txt"
 benches=" ${HOST_BENCHES:-lookup runtime io} "
 if [[ $benches == *" lookup "* ]]; then
   for i in $(seq 1 "${HOST_LOOKUP_RUNS:-3}"); do
-    ORBITKV_BENCH_RUNTIME_ROWS=lookup node "$b/bench/runtime.bench.mjs" 2>&1 | tee -a "$out/runtime-lookup.txt"
+    for order in ${HOST_LOOKUP_ORDERS:-interleaved}; do
+      echo "== run $i, order $order, $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/runtime-lookup.txt"
+      ORBITKV_BENCH_LOOKUP_ORDER=$order ORBITKV_BENCH_RUNTIME_ROWS=lookup node "$b/bench/runtime.bench.mjs" 2>&1 | tee -a "$out/runtime-lookup.txt"
+    done
   done
 fi
 [[ $benches == *" runtime "* ]] && node "$b/bench/runtime.bench.mjs" 2>&1 | tee "$out/runtime.txt"
