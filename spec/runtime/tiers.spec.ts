@@ -62,6 +62,7 @@ describe('runtime/tiers: slots and the SSD index', () => {
     const p = await tier.preallocation;
     assert.deepEqual([p.bytes, p.error, tier.growing, tier.pool.usable], [64 * 64 * 1024, null, false, 64]);
     assert.equal(p.method, 'fallocate+zeros', 'the room was reserved first, with fallocate(2) on a pool thread');
+    assert.equal(p.reserveRefused, undefined, 'nothing refused it');
     assert.equal(statSync(join(dir, 'blocks.dat')).size, 64 * 64 * 1024);
     await tier.close();
     const again = new SsdTier({ dir, slotBytes: 64 * 1024, slots: 64 });

@@ -22,7 +22,6 @@ const subscriptions: ({ unsubscribe(): void } | undefined)[] = new Array(data.sl
 /** Blocks for a millisecond while the report ring is full (main drains it on the message it got). */
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-
 /** Whether the event being stepped is quiet (TICKET_QUIET): what it makes the actor do wakes nobody. */
 let quiet = false;
 

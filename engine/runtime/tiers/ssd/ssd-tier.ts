@@ -35,6 +35,8 @@ export interface Preallocation {
   bytes: number;
   method: 'present' | 'fallocate+zeros' | 'zeros';
   error: string | null;
+  /** Why fallocate(2) did not reserve the room (its errno's name: EOPNOTSUPP, ENOSPC...), when it did not. */
+  reserveRefused?: string;
 }
 
 export class SsdTier {
@@ -114,7 +116,9 @@ export class SsdTier {
     // written blocks, so a save overwrites in place (a first write into an unwritten extent
     // costs a metadata conversion that every fsync then commits). Slots are granted as the
     // zeros reach them.
-    const reserved = (await fallocateFile(path, from, bytes - from)) === null;
+    const refused = await fallocateFile(path, from, bytes - from);
+    const reserved = refused === null;
+    const why = reserved ? {} : { reserveRefused: refused };
     let at = from;
     try {
       const file = await open(path, 'r+');
@@ -132,10 +136,10 @@ export class SsdTier {
       } finally {
         await file.close();
       }
-      return { bytes, method: reserved ? 'fallocate+zeros' : 'zeros', error: short };
+      return { bytes, method: reserved ? 'fallocate+zeros' : 'zeros', error: short, ...why };
     } catch (error) {
       // The slots granted so far stay usable (their bytes exist); the rest never are.
-      return { bytes: at, method: reserved ? 'fallocate+zeros' : 'zeros', error: (error as NodeJS.ErrnoException).code ?? String(error) };
+      return { bytes: at, method: reserved ? 'fallocate+zeros' : 'zeros', error: (error as NodeJS.ErrnoException).code ?? String(error), ...why };
     }
   }
 
