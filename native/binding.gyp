@@ -19,7 +19,8 @@
         "src/cuda/completion_queue.cc",
         "src/blocks/crc32c.cc",
         "src/blocks/block_copy.cc",
-        "src/blocks/populate.cc"
+        "src/blocks/populate.cc",
+        "src/loop/busy_poll.cc"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

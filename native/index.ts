@@ -45,3 +45,4 @@ export { probeCapabilities, type Capability, type CapabilityReport } from './lib
 export { splitRuns } from './lib/copy-runs.js';
 export { copyBlocks, crc32c, crc32cHardware, populatePages, type CopyRange } from './lib/block-copy.js';
 export { fallocateFile } from './lib/fallocate.js';
+export { BusyPoll, BUSY_POLL_MAX_NS, type BusyPollStats } from './lib/busy-poll.js';

@@ -2,6 +2,7 @@
 #include <napi.h>
 #include "aligned_buffer.h"
 #include "io/fallocate.h"
+#include "loop/busy_poll.h"
 #include "io/io_op.h"
 #include "io/pool_io.h"
 #include "io/uring_ring.h"
@@ -46,6 +47,7 @@ Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   UringRing::Init(env, exports);
   PoolIo::Init(env, exports);
   InitFallocate(env, exports);
+  InitBusyPoll(env, exports);
   cuda::InitCuda(env, exports);
   InitBlockCopy(env, exports);
   exports.Set("liveOps", Napi::Function::New(env, LiveOps, "liveOps"));

@@ -4,6 +4,8 @@
 # HOST_LOOKUP_RUNS times (3), in each order of HOST_LOOKUP_ORDERS (default "interleaved"; "phases
 # interleaved" alternates the two, as runtime-lookup-order-h100-host.txt), one full runtime bench and
 # one io bench, each into $OUT. HOST_BENCHES (default "lookup runtime io") picks which.
+# HOST_LOOKUP_SERVE lists `orbitkv serve` options for the lookup rows' Manager, variants apart by
+# '|' (default one variant, none; "|--busy-poll-us 2000" runs each order without, then with it).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 b=$PWD/.gpu-bundle
@@ -26,8 +28,12 @@ benches=" ${HOST_BENCHES:-lookup runtime io} "
 if [[ $benches == *" lookup "* ]]; then
   for i in $(seq 1 "${HOST_LOOKUP_RUNS:-3}"); do
     for order in ${HOST_LOOKUP_ORDERS:-interleaved}; do
-      echo "== run $i, order $order, $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/runtime-lookup.txt"
-      ORBITKV_BENCH_LOOKUP_ORDER=$order ORBITKV_BENCH_RUNTIME_ROWS=lookup node "$b/bench/runtime.bench.mjs" 2>&1 | tee -a "$out/runtime-lookup.txt"
+      IFS='|' read -r -a serves <<< "${HOST_LOOKUP_SERVE:-}"
+      [[ ${#serves[@]} -eq 0 ]] && serves=("")
+      for serve in "${serves[@]}"; do
+        echo "== run $i, order $order, serve '$serve', $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/runtime-lookup.txt"
+        ORBITKV_BENCH_SERVE_ARGS=$serve ORBITKV_BENCH_LOOKUP_ORDER=$order ORBITKV_BENCH_RUNTIME_ROWS=lookup node "$b/bench/runtime.bench.mjs" 2>&1 | tee -a "$out/runtime-lookup.txt"
+      done
     done
   done
 fi

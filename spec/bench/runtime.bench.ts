@@ -72,11 +72,14 @@ const managerFlags = () => [...MANAGER_NODE_FLAGS, ...(process.env['ORBITKV_BENC
 /** The environment the `orbitkv` command starts the Manager with (its first line sets MANAGER_ENV over this process's). */
 const managerEnv = () => ({ ...process.env, ...MANAGER_ENV });
 
+/** ORBITKV_BENCH_SERVE_ARGS: `orbitkv serve` options an experiment adds (the lookup rows' names carry them). */
+const SERVE_ARGS = (process.env['ORBITKV_BENCH_SERVE_ARGS'] ?? '').split(' ').filter(Boolean);
+
 /** Starts a Manager; on a fresh SSD tier, waits until its data file has grown (so no save waits for it). */
 function serve(fresh = false): Promise<ChildProcess> {
   const prof = process.env['ORBITKV_BENCH_PROFILE_DIR'];
   const out = process.env['ORBITKV_BENCH_MANAGER_STDOUT'];
-  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...managerFlags(), ...ORBITKV, 'serve', '--socket', socket, '--dram', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--ssd', ssdDir, '--ssd-size', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--block-size', '256k', '--lease-ms', '600000', ...(process.env['ORBITKV_BENCH_SERVE_ARGS'] ?? '').split(' ').filter(Boolean)], { stdio: ['ignore', out ? openSync(out, 'a') : 'ignore', 'pipe'], env: managerEnv() });
+  const child = spawn(process.execPath, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...managerFlags(), ...ORBITKV, 'serve', '--socket', socket, '--dram', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--ssd', ssdDir, '--ssd-size', `${Math.ceil((bytes * 1.25) / MiB)}m`, '--block-size', '256k', '--lease-ms', '600000', ...SERVE_ARGS], { stdio: ['ignore', out ? openSync(out, 'a') : 'ignore', 'pipe'], env: managerEnv() });
   return new Promise((ok, fail) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -250,12 +253,14 @@ async function pythonLookupRows(manager: ChildProcess): Promise<void> {
   if (!(stored.body.blocks as string[]).every((x) => x === 'stored')) throw new Error(JSON.stringify(stored.body).slice(0, 300));
   await k.close();
   closeSync(pages.fd);
-  for (const rate of (process.env['ORBITKV_BENCH_LOOKUP_RATES'] ?? '1000,10000').split(',').map(Number)) {
+  const rates = (process.env['ORBITKV_BENCH_LOOKUP_RATES'] ?? '1000,10000').split(',').map(Number);
+  if (!rates.every((r) => Number.isInteger(r) && r > 0)) throw new Error(`ORBITKV_BENCH_LOOKUP_RATES is comma-separated positive integers (e.g. 1000,10000), got ${process.env['ORBITKV_BENCH_LOOKUP_RATES']}`);
+  for (const rate of rates) {
     const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT, process.env['ORBITKV_BENCH_LOOKUP_TRACE'] ?? '', String(manager.pid), ORDER], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr || r.stdout);
     const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number; cpuMain: number; cpuAll: number }>;
     for (const q of ['p50', 'p99'] as const) {
-      results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by spinning, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'}${ORDER === 'interleaved' ? `, interleaved with the echo in ${2 * NAP_WHILE_MS} ms blocks` : ', in phases'})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
+      results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by spinning, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'}${ORDER === 'interleaved' ? `, interleaved with the echo in ${2 * NAP_WHILE_MS} ms blocks` : ', in phases'}${SERVE_ARGS.length > 0 ? `; serve ${SERVE_ARGS.join(' ')}` : ''})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
     }
     // Where the lookup's time goes, for the account (not the target's peer): the same echo carrying
     // the lookup's own request bytes, encoded by Python per call as the lookup's are.
@@ -353,8 +358,8 @@ if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'soak') {
 if (process.env['ORBITKV_BENCH_RUNTIME_ROWS'] === 'lookup') {
   // Only the Python lookup rows (and their echo peers), on a Manager holding the bench's chain.
   const manager = await serve(true);
-  await pythonLookupRows(manager);
-  await stop(manager);
+  // A failed row must not leave its Manager running (it would hold the socket and memory).
+  await pythonLookupRows(manager).finally(() => stop(manager));
   rmSync(dir, { recursive: true, force: true });
   printReport('runtime', results);
   process.exit(0);

@@ -48,6 +48,7 @@ export const command: CommandModule = {
       `restored blocks by tier: DRAM ${s.hits.dram} (${(100 * s.hits.ratio.dram).toFixed(1)}%), SSD ${s.hits.ssd} (${(100 * s.hits.ratio.ssd).toFixed(1)}%); checksum misses ${s.hits.misses}`,
       ...(s.recovery ? [`recovered at start: ${s.recovery.entries} entries, ${s.recovery.tornBytes} torn journal bytes dropped`] : []),
       `connections: ${s.connections.open} of at most ${s.connections.max}; ${s.connections.unsentBytes} reply bytes written but not yet read by their clients`,
+      s.busyPoll ? `busy poll: ${s.busyPoll.windowUs} µs after each read; ${s.busyPoll.windows} windows, ${(s.busyPoll.pollingMs / 1000).toFixed(1)} s polling (${s.busyPoll.turns} loop turns)` : 'busy poll: off (the thread sleeps between requests)',
       `sessions: ${s.sessionCount}${s.sessionCount > s.sessions.length ? ` (the first ${s.sessions.length} listed)` : ''}`,
       ...s.sessions.map((x) => `  #${x.id} pid ${x.pid ?? '?'} ${x.client} ${x.engine} ${x.version} since ${x.since}: ${x.tickets} tickets, ${x.ops} ops`),
     ];

@@ -2,10 +2,12 @@ import { resolve } from 'node:path';
 import { parseCommandLine } from '../args.js';
 import { type CliIo, type CommandModule, EXIT, UsageError } from '../io.js';
 import { MAX_RECORDS } from '../../runtime/records/request-ring.js';
+import { BUSY_POLL_MAX_NS } from '../../../native/lib/busy-poll.js';
 
 const USAGE = `usage: orbitkv serve [--socket PATH] [--dram SIZE] [--ssd DIR --ssd-size SIZE] [--block-size SIZE]
                      [--metrics HOST:PORT] [--registry DIR] [--lease-ms N] [--records N]
-                     [--max-connections N] [--handshake-ms N] [--ticket-actors main|worker] [--faults SPEC]
+                     [--max-connections N] [--handshake-ms N] [--ticket-actors main|worker] [--busy-poll-us N]
+                     [--faults SPEC]
 
 Runs the Manager in the foreground: the cache engines connect to over a Unix socket.
   --socket PATH      socket (default <ENV>_MANAGER_SOCKET, else $XDG_RUNTIME_DIR/<prefix>/manager.sock, else
@@ -26,6 +28,11 @@ Runs the Manager in the foreground: the cache engines connect to over a Unix soc
                      garbage is collected off the thread that answers lookups; replies to RELEASE, CANCEL
                      and RESTORE wait for the worker's step), or main (one thread; its collector then
                      pauses replies: start node with --min-semi-space-size=8 --max-semi-space-size=8 for it)
+  --busy-poll-us N   after each read from a client, keep the Manager's thread polling its sockets for N µs
+                     instead of sleeping (default 0: off; at most 10000000). A lookup then finds a core that did
+                     not go idle: no wake-up (in a VM, no vCPU exit on HLT), warm caches. It costs that thread's
+                     core for the whole window: with engines asking more often than every N µs, one core spins
+                     for as long as they run. \`orbitkv manager status\` says how long it has polled
   --faults SPEC      qualification only (\`orbitkv gate run\`): inject faults, e.g.
                      ssd-read-hold-ms=1500,restore-copy-delay-ms=800 (also pages-populate-hold-ms); never on without this flag
 Sizes: 1048576, 64k, 512MiB, 8gb (k/m/g/t are powers of 1024).
@@ -49,6 +56,7 @@ export const command: CommandModule = {
       'max-connections': { type: 'string' },
       'handshake-ms': { type: 'string' },
       'ticket-actors': { type: 'string' },
+      'busy-poll-us': { type: 'string' },
       'checkpoint-every': { type: 'string' },
       faults: { type: 'string' },
     });
@@ -96,6 +104,7 @@ export const command: CommandModule = {
     const handshakeMs = integer('handshake-ms', values['handshake-ms'], 10_000);
     const ticketActors = values['ticket-actors'] ?? 'worker';
     if (ticketActors !== 'main' && ticketActors !== 'worker') throw new UsageError(`--ticket-actors '${ticketActors}' is not main or worker`, `orbitkv serve --help`);
+    const busyPollUs = values['busy-poll-us'] === '0' ? 0 : integer('busy-poll-us', values['busy-poll-us'], 0, BUSY_POLL_MAX_NS / 1000);
     const checkpointEvery = integer('checkpoint-every', values['checkpoint-every'], 4096);
     let faults: import('../../runtime/faults/index.js').FaultPlan | null = null;
     if (values.faults !== undefined) {
@@ -131,7 +140,7 @@ export const command: CommandModule = {
     process.once('SIGINT', int);
     let manager;
     try {
-      manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, maxConnections, handshakeMs, ticketActors, logger });
+      manager = await startManager({ socketPath, registry, blockBytes, dramBytes, ssd, metrics, leaseMs, records, checkpointEvery, maxConnections, handshakeMs, ticketActors, busyPollUs, logger });
     } catch (error) {
       process.off('SIGTERM', term);
       process.off('SIGINT', int);

@@ -31,6 +31,8 @@ export interface ConnectionContext {
   sessions: Set<Session>;
   /** How long a connection may stay without HELLO (or OPERATOR) before it is closed. */
   handshakeMs: number;
+  /** Touched at each chunk read (`serve --busy-poll-us`): the loop then polls for the window instead of sleeping. */
+  busyPoll?: { touch(): void } | null;
 }
 
 /** Most pending lookups of one connection that do not count against its in-flight bound. */
@@ -421,6 +423,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
       close('request-failed');
     };
     const onChunk = (chunk: Buffer) => {
+      ctx.busyPoll?.touch();
       if (closing) return;
       const { frames, fault } = decoder.push(chunk);
       for (const f of frames.length > 1 && session !== null ? releasesLast(frames, releaseOrder) : frames) {

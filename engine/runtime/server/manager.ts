@@ -17,7 +17,7 @@ import { RuntimeMetrics, serveMetrics } from '../metrics/index.js';
 import { DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION } from '../protocol/index.js';
 import { CacheService, type TicketActors } from '../service/index.js';
 import type { Session } from '../session/index.js';
-import { adjustExternalMemory, peerCredentials } from '../../../native/index.js';
+import { BUSY_POLL_MAX_NS, BusyPoll, adjustExternalMemory, peerCredentials } from '../../../native/index.js';
 import { DramArena } from '../tiers/dram/index.js';
 import { SsdTier } from '../tiers/ssd/index.js';
 import { serveConnection } from './connection.js';
@@ -46,6 +46,11 @@ export interface ManagerOptions {
   maxConnections?: number;
   /** How long a connection may go without HELLO before it is closed (default 10000 ms). */
   handshakeMs?: number;
+  /**
+   * Microseconds the JS thread's loop keeps polling after each read from a client, instead of
+   * sleeping (default 0: off; at most BUSY_POLL_MAX_US). See native/lib/busy-poll.ts.
+   */
+  busyPollUs?: number;
   logger: Logger;
 }
 
@@ -83,7 +88,12 @@ export interface ManagerStatus {
   recovery: SsdTier['index']['recovery'] | null;
   /** Connections open now (bound: `max`), and the reply bytes written for them that their clients have not read yet. */
   connections: { open: number; max: number; unsentBytes: number };
+  /** `serve --busy-poll-us`: the window, windows opened, milliseconds spent polling, loop turns taken polling; null when off. */
+  busyPoll: { windowUs: number; windows: number; pollingMs: number; turns: number } | null;
 }
+
+/** The longest busy-poll window `serve --busy-poll-us` takes: 10 s. */
+export const BUSY_POLL_MAX_US = BUSY_POLL_MAX_NS / 1000;
 
 export class ManagerStartError extends Error {
   constructor(readonly diagnostic: Diagnostic) {
@@ -96,6 +106,8 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     throw new ManagerStartError(d);
   };
   applyManagerHeapProfile();
+  const pollUs = o.busyPollUs ?? 0;
+  if (!Number.isInteger(pollUs) || pollUs < 0 || pollUs > BUSY_POLL_MAX_US) throw new RangeError(`busyPollUs must be an integer in 0..${BUSY_POLL_MAX_US}, got ${pollUs}`);
   // The fd socket's path is the longer of the two.
   if (Buffer.byteLength(fdSocketPath(o.socketPath)) > SOCKET_PATH_LIMIT) fail(diagnose('socketPathTooLong', {}, fdSocketPath(o.socketPath), SOCKET_PATH_LIMIT));
   const dramSlots = Math.floor(o.dramBytes / o.blockBytes);
@@ -110,6 +122,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
   let deposits: Server | null = null;
   let started: CacheService | null = null;
   let retrackArena: (() => void) | null = null;
+  let busyPoll: BusyPoll | null = null;
   const release = async () => {
     removeStale(o.socketPath);
     removeStale(fdSocketPath(o.socketPath));
@@ -147,6 +160,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     await service.ready;
     const since = new Date().toISOString();
     let nextSession = 1;
+    if (o.busyPollUs) busyPoll = new BusyPoll(o.busyPollUs * 1000);
     const status = (): ManagerStatus => {
       const c = cache.counters;
       const total = c.hitsDram + c.hitsSsd;
@@ -165,6 +179,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         hits: { dram: c.hitsDram, ssd: c.hitsSsd, misses: c.checksumMisses, ratio: { dram: total ? c.hitsDram / total : 0, ssd: total ? c.hitsSsd / total : 0 } },
         recovery: ssd ? ssd.index.recovery : null,
         connections: { open: sockets.size, max: maxConnections, unsentBytes: [...sockets].reduce((n, x) => n + x.writableLength, 0) },
+        busyPoll: busyPoll ? pollStatus(busyPoll) : null,
       };
     };
     const connections = new Set<Promise<void>>();
@@ -197,6 +212,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         status,
         sessions,
         handshakeMs: o.handshakeMs ?? 10_000,
+        busyPoll,
       }, { pid: peer.pid, uid: peer.uid });
       connections.add(done);
       void done.then(() => connections.delete(done));
@@ -243,7 +259,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     // Each variable as the process was started with it (an operator's own value counts).
     const unset = Object.keys(MANAGER_ENV).filter((name) => process.env[name] === undefined);
     if (unset.length > 0) o.logger.warn('manager-env-missing', { unset, fix: `start the Manager with ${Object.entries(MANAGER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} in its environment (the orbitkv command does)` });
-    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured, v8ExternalBytes: adjustExternalMemory(0), mallocArenaMax: process.env['MALLOC_ARENA_MAX'] ?? null, ticketActors: service.ticketActors });
+    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured, v8ExternalBytes: adjustExternalMemory(0), mallocArenaMax: process.env['MALLOC_ARENA_MAX'] ?? null, ticketActors: service.ticketActors, busyPollUs: o.busyPollUs ?? 0 });
     let stopping: Promise<void> | null = null;
     return {
       socketPath: o.socketPath,
@@ -264,6 +280,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
           await fdClosed;
           await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
           await service.close();
+          busyPoll?.close();
           if (ssd) {
             await ssd.index.checkpoint();
             await ssd.close();
@@ -278,9 +295,15 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     if (listening) await new Promise<void>((resolve) => listening!.close(() => resolve()));
     if (deposits) await new Promise<void>((resolve) => deposits!.close(() => resolve()));
     await started?.close();
+    busyPoll?.close();
     await release();
     await ssd?.close().catch(() => undefined);
     retrackArena?.();
     throw error;
   }
+}
+
+function pollStatus(p: BusyPoll): NonNullable<ManagerStatus['busyPoll']> {
+  const s = p.stats();
+  return { windowUs: p.windowNs / 1000, windows: s.windows, pollingMs: Math.round(s.pollingNs / 1e3) / 1e3, turns: s.turns };
 }
