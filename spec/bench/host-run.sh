@@ -5,7 +5,8 @@
 # interleaved" alternates the two, as runtime-lookup-order-h100-host.txt), one full runtime bench and
 # one io bench, each into $OUT. HOST_BENCHES (default "lookup runtime io") picks which.
 # HOST_LOOKUP_SERVE lists `orbitkv serve` options for the lookup rows' Manager, variants apart by
-# '|' (default one variant, none; "|--busy-poll-us 2000" runs each order without, then with it).
+# '|' (default one variant, none; "|--busy-poll-us 2000" runs each order without, then with it); a
+# variant "node:FLAGS" starts that Manager with node FLAGS instead (ORBITKV_BENCH_MANAGER_FLAGS).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 b=$PWD/.gpu-bundle
@@ -32,7 +33,9 @@ if [[ $benches == *" lookup "* ]]; then
       [[ ${#serves[@]} -eq 0 ]] && serves=("")
       for serve in "${serves[@]}"; do
         echo "== run $i, order $order, serve '$serve', $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/runtime-lookup.txt"
-        ORBITKV_BENCH_SERVE_ARGS=$serve ORBITKV_BENCH_LOOKUP_ORDER=$order ORBITKV_BENCH_RUNTIME_ROWS=lookup node "$b/bench/runtime.bench.mjs" 2>&1 | tee -a "$out/runtime-lookup.txt"
+        flags=""
+        if [[ $serve == node:* ]]; then flags=${serve#node:}; serve=""; fi
+        ORBITKV_BENCH_MANAGER_FLAGS=$flags ORBITKV_BENCH_SERVE_ARGS=$serve ORBITKV_BENCH_LOOKUP_ORDER=$order ORBITKV_BENCH_RUNTIME_ROWS=lookup node "$b/bench/runtime.bench.mjs" 2>&1 | tee -a "$out/runtime-lookup.txt"
       done
     done
   done

@@ -68,7 +68,8 @@ const ORBITKV = [join(REPO, 'bin', 'orbitkv.js')];
  * then ORBITKV_BENCH_MANAGER_FLAGS (space-separated, an experiment's; a later V8 flag wins, so
  * `--min-semi-space-size=1 --max-semi-space-size=1` measures the old young generation).
  */
-const managerFlags = () => [...MANAGER_NODE_FLAGS, ...(process.env['ORBITKV_BENCH_MANAGER_FLAGS'] ?? '').split(' ').filter((x) => x !== '')];
+const EXTRA_FLAGS = (process.env['ORBITKV_BENCH_MANAGER_FLAGS'] ?? '').split(' ').filter((x) => x !== '');
+const managerFlags = () => [...MANAGER_NODE_FLAGS, ...EXTRA_FLAGS];
 /** The environment the `orbitkv` command starts the Manager with (its first line sets MANAGER_ENV over this process's). */
 const managerEnv = () => ({ ...process.env, ...MANAGER_ENV });
 
@@ -260,7 +261,7 @@ async function pythonLookupRows(manager: ChildProcess): Promise<void> {
     if (r.status !== 0) throw new Error(r.stderr || r.stdout);
     const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number; cpuMain: number; cpuAll: number }>;
     for (const q of ['p50', 'p99'] as const) {
-      results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by spinning, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'}${ORDER === 'interleaved' ? `, interleaved with the echo in ${2 * NAP_WHILE_MS} ms blocks` : ', in phases'}${SERVE_ARGS.length > 0 ? `; serve ${SERVE_ARGS.join(' ')}` : ''})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
+      results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by spinning, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'}${ORDER === 'interleaved' ? `, interleaved with the echo in ${2 * NAP_WHILE_MS} ms blocks` : ', in phases'}${SERVE_ARGS.length > 0 ? `; serve ${SERVE_ARGS.join(' ')}` : ''}${EXTRA_FLAGS.length > 0 ? `; node ${EXTRA_FLAGS.join(' ')}` : ''})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
     }
     // Where the lookup's time goes, for the account (not the target's peer): the same echo carrying
     // the lookup's own request bytes, encoded by Python per call as the lookup's are.
