@@ -41,9 +41,9 @@ const MiB = 1024 * 1024;
 const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
 const ROUNDS = rounds;
 const CONTROL = process.env['ORBITKV_BENCH_CONTROL'] !== '0';
-const REPEATS = Number(process.env['ORBITKV_BENCH_REPEATS'] ?? 2);
-/** ORBITKV_BENCH_SEQ_REPEATS: mirrored repeats per round of the sequential rows (default 1). */
-const SEQ_REPEATS = Number(process.env['ORBITKV_BENCH_SEQ_REPEATS'] ?? 1);
+const REPEATS = Number(process.env['ORBITKV_BENCH_REPEATS'] ?? 3);
+/** ORBITKV_BENCH_SEQ_REPEATS: mirrored repeats per round of the sequential rows (default 2). */
+const SEQ_REPEATS = Number(process.env['ORBITKV_BENCH_SEQ_REPEATS'] ?? 2);
 const path = benchFile('io-bench.bin');
 
 /**
