@@ -16,6 +16,30 @@ describe('runtime/service/key-memo: the cache keys of recently seen block hashes
     assert.notEqual(memo.key(ns, 'a1'), memo.key(other, 'a1'));
   });
 
+  it('hands a repeated frozen chain its frozen keys again with no lookup per hash; another namespace, another chain or an unfrozen one is looked up', () => {
+    const derived: string[] = [];
+    const memo = new KeyMemo(2, (n, h) => (derived.push(h), BlockCache.key(n, h)));
+    const chain = Object.freeze(['p', 'q', 'r']);
+    const keys = memo.chain(ns, chain);
+    assert.ok(Object.isFrozen(keys), 'the keys are frozen: one array may serve every lookup of the chain');
+    assert.deepEqual(keys, chain.map((h) => BlockCache.key(ns, h)));
+    assert.deepEqual(derived, ['p', 'q', 'r']);
+    // A capacity of 2 has dropped p already: a lookup per hash would derive it again.
+    assert.equal(memo.chain(ns, chain), keys, 'the same array');
+    assert.deepEqual(derived, ['p', 'q', 'r']);
+    // The same hashes in another namespace are other keys.
+    assert.deepEqual(memo.chain(other, chain), chain.map((h) => BlockCache.key(other, h)));
+    // An equal chain in a new array is looked up (identity is what makes the memo exact).
+    const equal = Object.freeze(['p', 'q', 'r']);
+    assert.notEqual(memo.chain(ns, equal), keys);
+    assert.deepEqual(memo.chain(ns, equal), keys);
+    // An array that can still change is never remembered: changed, it gets its own keys.
+    const open = ['p', 'q'];
+    memo.chain(ns, open);
+    open[1] = 's';
+    assert.deepEqual(memo.chain(ns, open), ['p', 's'].map((h) => BlockCache.key(ns, h)));
+  });
+
   it('derives a repeated hash once, and again only after it was dropped', () => {
     const derived: string[] = [];
     const memo = new KeyMemo(2, (n, h) => (derived.push(h), BlockCache.key(n, h)));

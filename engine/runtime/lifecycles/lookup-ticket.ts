@@ -158,16 +158,20 @@ export class OpeningTable {
    * the machine has no such transition. Remembered per (state, event): a dozen pairs at most.
    */
   after(state: TicketState, type: 'RELEASE' | 'CANCEL'): TicketState {
-    const key = `${state} ${type}`;
-    let to = this.fixed.get(key);
+    // One map per event, keyed by the state's own string: no key is built per call (a RELEASE
+    // is sent for nearly every lookup).
+    const fixed = type === 'RELEASE' ? this.afterRelease : this.afterCancel;
+    let to = fixed.get(state);
     if (to === undefined) {
       const [next] = transition(lookupTicketMachine, this.snapshotOf(state), { type });
-      this.fixed.set(key, (to = next.value as TicketState));
+      fixed.set(state, (to = next.value as TicketState));
     }
     return to;
   }
 
-  private readonly fixed = new Map<string, TicketState>();
+  /** Where RELEASE and CANCEL take each state (at most one entry per state of the machine). */
+  private readonly afterRelease = new Map<TicketState, TicketState>();
+  private readonly afterCancel = new Map<TicketState, TicketState>();
 
   /** The state an OPEN with this agreed boundary takes an actor in `snapshot` to. */
   target(snapshot: SnapshotFrom<typeof lookupTicketMachine>, agreed: number): TicketState {

@@ -12,7 +12,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { PersistOutcome, SaveOutcome, WriteBack } from '../catalog/index.js';
 
 export interface SaveInput {
-  keys: string[];
+  keys: readonly string[];
   /** Blocks per window, so a save larger than DRAM streams through it. */
   window: number;
   stage: (key: string, index: number) => Promise<SaveOutcome>;

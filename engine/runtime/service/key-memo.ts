@@ -17,13 +17,31 @@ export class KeyMemo {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
   }
 
-  /** The keys of a chain of block hashes in one namespace. */
-  chain(namespace: string, hashes: readonly string[]): string[] {
+  /**
+   * The keys of a chain of block hashes in one namespace (frozen: the same array may be handed
+   * to every lookup of the chain). A chain that is the same array as the last one asked about,
+   * in the same namespace (a connection's ChainMemo hands a repeated chain back as the same
+   * frozen array), gets the same keys without a lookup per hash: keys depend on nothing else.
+   */
+  chain(namespace: string, hashes: readonly string[]): readonly string[] {
+    if (hashes === this.lastHashes && namespace === this.lastNamespace && Object.isFrozen(hashes)) return this.lastKeys;
     const out = new Array<string>(hashes.length);
     const space = this.space(namespace);
     for (let i = 0; i < hashes.length; i++) out[i] = this.lookup(space, namespace, hashes[i]!);
+    Object.freeze(out);
+    // Only a frozen chain is remembered: its hashes cannot change under the keys kept for it.
+    if (Object.isFrozen(hashes)) {
+      this.lastHashes = hashes;
+      this.lastNamespace = namespace;
+      this.lastKeys = out;
+    }
     return out;
   }
+
+  /** The last frozen chain asked about, its namespace and its keys (one chain: bounded). */
+  private lastHashes: readonly string[] | null = null;
+  private lastNamespace = '';
+  private lastKeys: readonly string[] = [];
 
   key(namespace: string, blockHash: string): string {
     return this.lookup(this.space(namespace), namespace, blockHash);

@@ -94,7 +94,7 @@ export class OpenTicket implements SessionTicket, RankMember {
   constructor(
     readonly id: number,
     readonly session: Session,
-    readonly keys: string[],
+    readonly keys: readonly string[],
     readonly rank: number,
     readonly request: string,
     /** The ticket's record's handle in the history. */
