@@ -1,6 +1,6 @@
 /**
  * The JS thread's event loop kept polling for a window after each touch(), instead of sleeping
- * in epoll_wait (`orbitkv serve --busy-poll`). A request that comes within the window is read on
+ * in epoll_wait (`orbitkv serve --busy-poll-us`). A request that comes within the window is read on
  * a core that did not go idle: no wake-up (in a VM, no vCPU exit on HLT and re-entry), and the
  * caches the last request left. The price is the thread's core, spinning for the whole window.
  *

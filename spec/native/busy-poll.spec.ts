@@ -1,5 +1,5 @@
 /**
- * BusyPoll (serve --busy-poll): while a window is open the loop does not sleep (the thread's CPU
+ * BusyPoll (serve --busy-poll-us): while a window is open the loop does not sleep (the thread's CPU
  * time follows the wall clock, and the loop turns), it stops once the window passes, it never
  * keeps a process or a worker from ending, and bad windows are refused.
  */

@@ -99,6 +99,7 @@ describe('runtime: serve --busy-poll-us off and refused', function () {
       const r = spawnSync(process.execPath, ['--import', 'tsx', 'engine/cli/main.ts', 'serve', '--socket', join(tmpdir(), `okv-poll-${process.pid}`, 'm.sock'), `--busy-poll-us=${bad}`], { cwd: REPO, encoding: 'utf8', timeout: 30_000 });
       assert.equal(r.status, 2, `${bad}: ${r.stderr}`);
       assert.match(r.stderr, new RegExp(`--busy-poll-us .?${bad.replace('.', '\\.')}`));
+      assert.match(r.stderr, /is not an integer in 0\.\.10000000 \(0: off\)/);
     }
   });
 });

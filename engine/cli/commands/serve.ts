@@ -104,7 +104,10 @@ export const command: CommandModule = {
     const handshakeMs = integer('handshake-ms', values['handshake-ms'], 10_000);
     const ticketActors = values['ticket-actors'] ?? 'worker';
     if (ticketActors !== 'main' && ticketActors !== 'worker') throw new UsageError(`--ticket-actors '${ticketActors}' is not main or worker`, `orbitkv serve --help`);
-    const busyPollUs = values['busy-poll-us'] === '0' ? 0 : integer('busy-poll-us', values['busy-poll-us'], 0, BUSY_POLL_MAX_NS / 1000);
+    // 0 is a value here (off), unlike the flags above.
+    const pollText = values['busy-poll-us'];
+    if (pollText !== undefined && !(/^[0-9]+$/.test(pollText) && Number(pollText) <= BUSY_POLL_MAX_NS / 1000)) throw new UsageError(`--busy-poll-us '${pollText}' is not an integer in 0..${BUSY_POLL_MAX_NS / 1000} (0: off)`, `orbitkv serve --help`);
+    const busyPollUs = pollText === undefined ? 0 : Number(pollText);
     const checkpointEvery = integer('checkpoint-every', values['checkpoint-every'], 4096);
     let faults: import('../../runtime/faults/index.js').FaultPlan | null = null;
     if (values.faults !== undefined) {

@@ -24,7 +24,8 @@ export class KeyMemo {
    * frozen array), gets the same keys without a lookup per hash: keys depend on nothing else.
    */
   chain(namespace: string, hashes: readonly string[]): readonly string[] {
-    if (hashes === this.lastHashes && namespace === this.lastNamespace && Object.isFrozen(hashes)) return this.lastKeys;
+    // Only frozen chains are remembered (below), so the same array is still the same hashes.
+    if (hashes === this.lastHashes && namespace === this.lastNamespace) return this.lastKeys;
     const out = new Array<string>(hashes.length);
     const space = this.space(namespace);
     for (let i = 0; i < hashes.length; i++) out[i] = this.lookup(space, namespace, hashes[i]!);

@@ -1,4 +1,4 @@
-// The event loop polled without sleeping for a window after each request (serve --busy-poll).
+// The event loop polled without sleeping for a window after each request (serve --busy-poll-us).
 //
 // An idle libuv loop sleeps in epoll_wait; a request then pays the core's wake-up (in a VM, the
 // vCPU's exit on HLT and its re-entry) and runs on caches that other work has had. While a uv_idle_t
