@@ -6,7 +6,8 @@
  * service/ (the operations), session/ (per-connection state and its drain), pages/ (an
  * engine's registered shared-memory pages), endpoint/ (where the Manager's sockets are),
  * server/ (socket lock, connections, fd deposits, start/stop),
- * metrics/ (prom-client), records/ (the bounded lookup history), client/ (a TypeScript client).
+ * metrics/ (prom-client), records/ (the bounded lookup history), collections/ (tables that do
+ * not allocate as they churn), client/ (a TypeScript client).
  */
 export { ManagerClient, type Reply } from './client/index.js';
 export { MANAGER_ENV, MANAGER_NODE_FLAGS, ManagerStartError, lockPath, startManager, type ManagerOptions, type ManagerStatus, type RunningManager } from './server/index.js';

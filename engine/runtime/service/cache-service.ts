@@ -6,6 +6,7 @@
 import type { Counter } from 'prom-client';
 import { createActor } from 'xstate';
 import { BlockCache, namespaceId, type Tier } from '../catalog/index.js';
+import { IdTable } from '../collections/index.js';
 import { OpeningTable, RankAgreement, restoreMachine, saveMachine, type BlockResult, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
@@ -48,7 +49,8 @@ function countOutcomes(counter: Counter<'outcome'>, outcomes: readonly string[])
 const RESTORE_WINDOW = 16;
 
 export class CacheService {
-  private readonly tickets = new Map<number, OpenTicket>();
+  /** Open tickets by id: an IdTable, not a Map (a ticket is added and deleted at every lookup; see IdTable). */
+  private readonly tickets = new IdTable<OpenTicket>(64);
   private readonly agreement = new RankAgreement();
   /** The ticket actors, in-process or on the ticket worker. */
   private readonly runner: TicketRunner;

@@ -1,2 +1,2 @@
-export { Session, type SessionTicket } from './session.js';
+export { Session, TicketTable, type SessionTicket } from './session.js';
 export { GrantSource } from './grant-source.js';

@@ -5,6 +5,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync } from 'node:fs';
+import { IdTable } from '../collections/index.js';
 import type { PageFile } from '../pages/index.js';
 import { grants } from './grant-source.js';
 
@@ -12,25 +13,48 @@ export interface SessionTicket {
   cancel(): void;
 }
 
-/** The session's tickets; remembers the one added last (a lookup's id, read by the connection right after it opens one). */
-export class TicketTable extends Map<number, SessionTicket> {
+/**
+ * The session's tickets; remembers the one added last (a lookup's id, read by the connection right
+ * after it opens one). In IdTables, not Maps: a ticket is added and deleted at every lookup (see
+ * IdTable for what a Map's churn costs).
+ */
+export class TicketTable {
   lastAdded: number | null = null;
+  private readonly tickets = new IdTable<SessionTicket>();
   /** Grants of ready tickets another session may restore, dropped with their ticket (so bounded by it). */
-  readonly grants = new Map<number, string>();
+  private readonly grants = new IdTable<string>();
 
-  override set(id: number, ticket: SessionTicket): this {
-    this.lastAdded = id;
-    return super.set(id, ticket);
+  get size(): number {
+    return this.tickets.size;
   }
 
-  override delete(id: number): boolean {
+  get(id: number): SessionTicket | undefined {
+    return this.tickets.get(id);
+  }
+
+  has(id: number): boolean {
+    return this.tickets.has(id);
+  }
+
+  set(id: number, ticket: SessionTicket): this {
+    this.lastAdded = id;
+    this.tickets.set(id, ticket);
+    return this;
+  }
+
+  delete(id: number): boolean {
     this.grants.delete(id);
-    return super.delete(id);
+    return this.tickets.delete(id);
+  }
+
+  /** The tickets (a new array). */
+  values(): SessionTicket[] {
+    return this.tickets.values();
   }
 
   /** A grant for a ticket of this table (one per ticket). */
   grant(id: number): string | null {
-    if (!this.has(id)) return null;
+    if (!this.tickets.has(id)) return null;
     let g = this.grants.get(id);
     if (g === undefined) this.grants.set(id, (g = grants.next()));
     return g;
@@ -128,7 +152,7 @@ export class Session {
       const fd = this.takeOffered();
       if (fd !== null) closeSync(fd);
       for (const c of [...this.cancels]) c();
-      for (const t of [...this.tickets.values()]) t.cancel();
+      for (const t of this.tickets.values()) t.cancel();
       while (this.ops.size > 0) await Promise.allSettled([...this.ops]);
       this.pages?.close();
       this.pages = null;

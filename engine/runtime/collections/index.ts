@@ -1,0 +1,1 @@
+export { IdTable } from './id-table.js';
