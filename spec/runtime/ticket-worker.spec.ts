@@ -147,6 +147,26 @@ describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker
     assert.deepEqual(reports.map(name), ['7:idle', '7:settle(3)', '7:ready']);
   });
 
+  it('a backlog several rings deep reaches the worker whole and in order, as the ring makes room and the overflow is compacted', async () => {
+    const slots = 6000;
+    const { w, reports } = start(slots);
+    // Before the worker runs: 12,000 events, 4,096 in the ring and the rest waiting, each slot's
+    // OPEN ahead of its RELEASE. The worker takes them a ring at a time; main moves the overflow's
+    // head and compacts it as it goes.
+    for (let s = 0; s < slots; s++) {
+      w.send(s, E.open, 60_000, 1 + (s % 3));
+      w.send(s, E.release);
+    }
+    assert.equal(w.waiting, 2 * slots - 4096);
+    const released = () => reports.filter((r) => r[1] === R.state && TICKET_STATE_CODES[r[2]] === 'released').length;
+    await within(() => released() === slots);
+    assert.equal(w.waiting, 0);
+    const bySlot = new Map<number, string[]>();
+    for (const r of reports) bySlot.set(r[0], [...(bySlot.get(r[0]) ?? []), name(r).split(':')[1]!]);
+    assert.equal(bySlot.size, slots);
+    for (const [s, seen] of bySlot) assert.deepEqual(seen, ['idle', `settle(${1 + (s % 3)})`, 'ready', 'releaseAll', 'released'], `slot ${s}`);
+  });
+
   it('quiet events (nobody waits for their reports) reach a sleeping worker, and their reports reach main, with no event or poll after them', async () => {
     const { w, reports } = start(4);
     await w.ready;

@@ -56,7 +56,9 @@ export class TicketWorker {
   private readonly reports: EventRing;
   private readonly worker: Worker;
   /** Events the full ring could not take yet, oldest first (flat: kind, slot, a, b). */
+  /** Events waiting for room in the ring, four numbers each, from `overflowHead` on (see `flush`). */
   private overflow: number[] = [];
+  private overflowHead = 0;
   private readonly overflowMax: number;
   private closing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
@@ -135,7 +137,7 @@ export class TicketWorker {
       }
       return;
     }
-    if (this.overflow.length / 4 >= this.overflowMax) throw new RangeError(`ticket worker: ${this.overflowMax} events waiting for the worker (${this.options.slots} slots x ${EVENTS_PER_SLOT}); more is a defect of the sender`);
+    if (this.waiting >= this.overflowMax) throw new RangeError(`ticket worker: ${this.overflowMax} events waiting for the worker (${this.options.slots} slots x ${EVENTS_PER_SLOT}); more is a defect of the sender`);
     this.overflow.push(kind, slot, a, b);
     this.events.wake();
     this.flushSoon();
@@ -173,7 +175,7 @@ export class TicketWorker {
 
   /** Events waiting in the overflow for room in the ring. */
   get waiting(): number {
-    return this.overflow.length / 4;
+    return (this.overflow.length - this.overflowHead) / 4;
   }
 
   /** Stops the worker (its actors and their timers go with it). */
@@ -182,6 +184,7 @@ export class TicketWorker {
     this.closing = new Promise<void>((resolve) => {
       this.worker.once('exit', () => resolve());
       this.overflow = [];
+      this.overflowHead = 0;
       this.clearTimers();
       if (!this.events.push(TICKET_EVENT_KIND.stop, 0, 0, 0)) void this.worker.terminate();
       this.events.wake();
@@ -189,12 +192,26 @@ export class TicketWorker {
     return this.closing;
   }
 
+  /**
+   * Pushes what waits in the overflow into the ring, as far as it has room. The overflow is read
+   * from a head index and compacted only once the head has passed half of it: a backlog of N events
+   * costs O(N) to move in all, not a copy of what is left at every send (as slicing it did, which
+   * under a backlog of hundreds of thousands of events was quadratic).
+   */
   private flush(): void {
     const o = this.overflow;
-    let i = 0;
+    const start = this.overflowHead;
+    let i = start;
     while (i < o.length && this.events.push(o[i]!, o[i + 1]!, o[i + 2]!, o[i + 3]!)) i += 4;
-    if (i > 0) {
-      this.overflow = o.slice(i);
+    if (i > start) {
+      if (i === o.length) {
+        this.overflow = [];
+        this.overflowHead = 0;
+      } else if (i * 2 >= o.length) {
+        o.copyWithin(0, i);
+        o.length -= i;
+        this.overflowHead = 0;
+      } else this.overflowHead = i;
       this.events.wake();
     }
     if (this.overflow.length > 0) this.flushSoon();
