@@ -2,7 +2,7 @@
 # Bundles the runtime bench (`npm run bench -- runtime`) and the io bench (`npm run bench:io`) for
 # a host without Node.js, node_modules or fio (the GPU host, 16 cores), so they can be measured on
 # a machine other than the 2-vCPU development VM. Writes, under .gpu-bundle/ (kept out of git):
-#   bench/runtime.bench.mjs, bench/io.bench.mjs  the two benches, one ESM file each; in bench/, so
+#   bench/runtime.bench.mjs, bench/io.bench.mjs  the benches (and bench/seq-write-ab.mjs), one ESM file each; in bench/, so
 #                                                that their REPO (two folders up) is the repository
 #   rt.tar.xz      the Manager's runtime dependencies (`npm ls --omit=dev`), unpacked there as
 #                  node_modules/ beside the carried dist/ (bin/orbitkv.js runs as users run it)
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .gpu-bundle/bench
 banner="import { createRequire as __okvRequire } from 'node:module'; const require = __okvRequire(import.meta.url);"
-for b in runtime.bench io/io.bench; do
+for b in runtime.bench io/io.bench io/seq-write-ab; do
   node_modules/.bin/esbuild "spec/bench/$b.ts" --bundle --platform=node --format=esm --target=node20 \
     --outfile=".gpu-bundle/bench/$(basename "$b").mjs" --packages=external --log-level=warning --banner:js="$banner"
 done

@@ -3,7 +3,8 @@
 # dependencies, prints what the host is, then runs the runtime bench's lookup rows
 # HOST_LOOKUP_RUNS times (3), in each order of HOST_LOOKUP_ORDERS (default "interleaved"; "phases
 # interleaved" alternates the two, as runtime-lookup-order-h100-host.txt), one full runtime bench and
-# one io bench, each into $OUT. HOST_BENCHES (default "lookup runtime io") picks which.
+# one io bench, each into $OUT. HOST_BENCHES (default "lookup runtime io") picks which; "seqwrite"
+# adds spec/bench/io/seq-write-ab.ts (does the data written move the disk's sequential write rate).
 # HOST_LOOKUP_SERVE lists `orbitkv serve` options for the lookup rows' Manager, variants apart by
 # '|' (default one variant, none; "|--busy-poll-us 2000" runs each order without, then with it); a
 # variant "node:FLAGS" starts that Manager with node FLAGS instead (ORBITKV_BENCH_MANAGER_FLAGS).
@@ -42,4 +43,5 @@ if [[ $benches == *" lookup "* ]]; then
 fi
 [[ $benches == *" runtime "* ]] && node "$b/bench/runtime.bench.mjs" 2>&1 | tee "$out/runtime.txt"
 [[ $benches == *" io "* ]] && UV_THREADPOOL_SIZE=64 node "$b/bench/io.bench.mjs" 2>&1 | tee "$out/io.txt"
+[[ $benches == *" seqwrite "* ]] && node "$b/bench/seq-write-ab.mjs" 2>&1 | tee "$out/seq-write-ab.txt"
 uptime | tee -a "$out/host-env.txt"

@@ -1,0 +1,84 @@
+/**
+ * What the sequential-write row of the io bench (`io.bench.ts`) compares, taken apart: does the
+ * data written move a disk's rate? fio writes random bytes (its default buffers); ours writes
+ * buffers filled with 0x5a. On a host whose 3.35 GB/s disk gave ours 0.87-0.93 of fio, that is the
+ * one difference left between the two runners (same file, O_DIRECT, 1 MiB at depth 16, io_uring
+ * without fixed buffers or SQ polling). Runs, in the same mirrored rounds:
+ *   fio (random data, as io.bench), fio with --buffer_pattern=0x5a (ours' data),
+ *   ours with 0x5a buffers (as io.bench), ours with random buffers (fio's kind of data).
+ * If the disk's rate follows the data, both fio rows and both of ours split the same way.
+ * Knobs as io.bench (ORBITKV_BENCH_SECONDS, ORBITKV_BENCH_ROUNDS, ORBITKV_BENCH_DIR,
+ * ORBITKV_BENCH_SIZE) and ORBITKV_BENCH_SEQ_REPEATS (default 2). Run: `npx tsx spec/bench/io/seq-write-ab.ts`.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomFillSync } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { allocAligned, openFile, openRing, type DirectFile, type IoRing } from '../../../native/index.js';
+import { mirroredRounds, type Rate } from './mirrored-rounds.js';
+import { benchFile, rounds, seconds } from './knobs.js';
+
+const MiB = 1024 * 1024;
+const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
+const REPEATS = Number(process.env['ORBITKV_BENCH_SEQ_REPEATS'] ?? 2);
+const path = benchFile('seq-write-ab.bin');
+
+function fio(extra: string[]): Rate {
+  const out = execFileSync('fio', [
+    '--name=orbitkv', `--filename=${path}`, '--ioengine=io_uring', '--direct=1', '--rw=write', '--bs=1m',
+    '--iodepth=16', `--size=${size}`, `--runtime=${seconds}`, '--time_based', '--randrepeat=0', '--norandommap',
+    '--output-format=json', ...extra,
+  ], { encoding: 'utf8', maxBuffer: 64 * MiB });
+  const job = JSON.parse(out.slice(out.indexOf('{'))).jobs[0];
+  return { bytesPerSec: job.write.bw_bytes, iops: job.write.iops, cpuUsPerOp: ((job.usr_cpu + job.sys_cpu) / 100 / job.write.iops) * 1e6 };
+}
+
+/** 16 writes of 1 MiB in flight, sequential over the file, for `seconds` (as io.bench's `sequential`). */
+function ours(ring: IoRing, file: DirectFile, buffers: Buffer[]): Promise<Rate> {
+  const blocks = size / MiB;
+  let ops = 0;
+  let issued = 0;
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const end = t0 + seconds * 1000;
+  return new Promise((resolve, reject) => {
+    let running = buffers.length;
+    let stopped = false;
+    const next = (slot: number): void => {
+      ring.write(file, buffers[slot]!, (issued++ % blocks) * MiB).then(() => {
+        ops++;
+        if (!stopped && (ops % 64 !== 0 || performance.now() < end)) next(slot);
+        else if (((stopped = true), --running === 0)) {
+          const secs = (performance.now() - t0) / 1000;
+          const cpu = process.cpuUsage(cpu0);
+          resolve({ bytesPerSec: (ops * MiB) / secs, iops: ops / secs, cpuUsPerOp: (cpu.user + cpu.system) / ops });
+        }
+      }, reject);
+    };
+    for (let slot = 0; slot < buffers.length; slot++) next(slot);
+  });
+}
+
+async function main(): Promise<void> {
+  const ring = openRing({ depth: 64, backend: 'io_uring' });
+  fio([]); // lays the file out
+  const file = openFile(path, { write: true });
+  const constant = Array.from({ length: 16 }, () => allocAligned(MiB).fill(0x5a));
+  const random = Array.from({ length: 16 }, () => randomFillSync(allocAligned(MiB)));
+  const names = ['fio random', 'fio 0x5a', 'ours 0x5a', 'ours random'];
+  const runs: string[] = [];
+  const gbs = (r: Rate) => r.bytesPerSec / 1e9;
+  const rates = await mirroredRounds(
+    [() => fio([]), () => fio(['--buffer_pattern=0x5a']), () => ours(ring, file, constant), () => ours(ring, file, random)],
+    rounds,
+    { repeats: REPEATS, warmup: true, onRun: (i, r) => void runs.push(`${names[i]} ${gbs(r).toFixed(2)}`) },
+  );
+  await ring.close();
+  await file.close();
+  rmSync(path, { force: true });
+  const mean = (xs: Rate[]) => xs.reduce((s, r) => s + gbs(r), 0) / xs.length;
+  process.stdout.write(`sequential 1 MiB write, depth 16, ${seconds} s runs, ${rounds} mirrored rounds of ${REPEATS} repeats (after a warm-up), GB/s\n`);
+  names.forEach((n, i) => process.stdout.write(`${n.padEnd(12)} mean ${mean(rates[i]!).toFixed(3)} over ${rates[i]!.length} runs; per round vs fio random: ${rates[i]!.map((r, k) => (r.iops / rates[0]![k]!.iops).toFixed(3)).join(' ')}\n`));
+  process.stdout.write(`runs in order: ${runs.join(', ')}\n`);
+}
+
+await main();
