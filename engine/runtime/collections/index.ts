@@ -1,1 +1,2 @@
 export { IdTable } from './id-table.js';
+export { NameTable } from './name-table.js';

@@ -4,6 +4,8 @@
  * before agreement (timed out, cancelled) makes the others defer: no rank loads a boundary
  * another rank cannot.
  */
+import { NameTable } from '../collections/index.js';
+
 export interface RankMember {
   agreed(boundary: number): void;
   defer(): void;
@@ -16,7 +18,8 @@ interface Group {
 }
 
 export class RankAgreement {
-  private readonly groups = new Map<string, Group>();
+  /** Groups by request id: a NameTable, not a Map (a group is added and deleted at every request of a tensor-parallel engine; see IdTable). */
+  private readonly groups = new NameTable<Group>();
 
   /** Adds a rank's ticket; a problem when the rank is already waiting or the world size differs. */
   join(request: string, rank: number, worldSize: number, member: RankMember): 'duplicate-rank' | 'world-size-mismatch' | null {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { IdTable } from '../../engine/runtime/collections/index.js';
+import { IdTable, NameTable } from '../../engine/runtime/collections/index.js';
 import { TicketTable } from '../../engine/runtime/session/index.js';
 import { REPO } from './support.js';
 
@@ -21,19 +21,34 @@ const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
  * one deleted per lookup, each with a payload of its own) after the table has lived through a
  * few young-generation collections, and prints what V8's scavenges promoted while it churned.
  */
-const churnScript = (kind: 'map' | 'id-table' | 'ticket-table') => `
+type ChurnKind = 'map' | 'id-table' | 'ticket-table' | 'name-map' | 'name-table' | 'rank-agreement';
+const churnScript = (kind: ChurnKind) => `
   import { setFlagsFromString } from 'node:v8';
-  const { IdTable } = await import(${JSON.stringify(join(REPO, 'engine/runtime/collections/index.ts'))});
+  const { IdTable, NameTable } = await import(${JSON.stringify(join(REPO, 'engine/runtime/collections/index.ts'))});
   const { TicketTable } = await import(${JSON.stringify(join(REPO, 'engine/runtime/session/index.ts'))});
+  const { RankAgreement } = await import(${JSON.stringify(join(REPO, 'engine/runtime/lifecycles/index.ts'))});
   const kind = ${JSON.stringify(kind)};
-  const table = kind === 'map' ? new Map() : kind === 'id-table' ? new IdTable() : new TicketTable();
+  const table = kind === 'map' || kind === 'name-map' ? new Map() : kind === 'id-table' ? new IdTable() : kind === 'name-table' ? new NameTable() : new TicketTable();
+  // Named tables are keyed as the rank agreement's: an engine's request id, a new string each.
+  const key = kind.startsWith('name') || kind === 'rank-agreement' ? (n) => 'cmpl-' + n.toString(16) + '-0' : (n) => n;
   const live = 16;
   let id = 1;
-  const churn = (n) => {
+  // The rank agreement as two ranks of each request use it: both join, the group waits (16
+  // requests at a time), then both report and the group goes.
+  const agreement = new RankAgreement();
+  const member = (n) => ({ agreed() {}, defer() {}, payload: new Array(24).fill(n) });
+  const churn = kind === 'rank-agreement' ? (n) => {
     for (let i = 0; i < n; i++) {
-      table.set(id, { id, cancel() {}, payload: new Array(24).fill(id) });
+      agreement.join(key(id), 0, 2, member(id));
+      agreement.join(key(id), 1, 2, member(id));
+      if (id > live) { agreement.report(key(id - live), 0, 3); agreement.report(key(id - live), 1, 2); }
+      id++;
+    }
+  } : (n) => {
+    for (let i = 0; i < n; i++) {
+      table.set(key(id), { id, cancel() {}, payload: new Array(24).fill(id) });
       if (kind === 'ticket-table') table.grant(id);
-      if (table.size > live) table.delete(id - live);
+      if (table.size > live) table.delete(key(id - live));
       id++;
     }
   };
@@ -44,10 +59,10 @@ const churnScript = (kind: 'map' | 'id-table' | 'ticket-table') => `
   setFlagsFromString('--trace-gc-nvp');
   churn(150000);
   setFlagsFromString('--no-trace-gc-nvp');
-  process.stdout.write('\\nsize ' + table.size + '\\n');
+  process.stdout.write('\\nsize ' + (kind === 'rank-agreement' ? agreement.open : table.size) + '\\n');
 `;
 
-function promotedWhileChurning(kind: 'map' | 'id-table' | 'ticket-table'): { scavenges: number; promoted: number } {
+function promotedWhileChurning(kind: ChurnKind): { scavenges: number; promoted: number } {
   const r = spawnSync(process.execPath, ['--min-semi-space-size=1', '--max-semi-space-size=1', '--import', 'tsx', '--input-type=module', '-e', churnScript(kind)], { cwd: REPO, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\nsize 16\n/);
@@ -58,7 +73,7 @@ function promotedWhileChurning(kind: 'map' | 'id-table' | 'ticket-table'): { sca
   return { scavenges: scavenges.length, promoted };
 }
 
-describe('runtime/collections/id-table: ids to values, with no allocation as it churns', () => {
+describe('runtime/collections: IdTable and NameTable, tables that do not allocate as they churn', () => {
   it('agrees with a Map over a long random mix of set, get, has and delete, through growth and collisions', () => {
     const next = rng(7);
     const table = new IdTable<string>(2);
@@ -129,6 +144,30 @@ describe('runtime/collections/id-table: ids to values, with no allocation as it 
     for (const bad of [0, -3, 2.5, Number.NaN, 2 ** 40]) assert.throws(() => new IdTable(bad), /capacity must be/, String(bad));
   });
 
+  it('NameTable agrees with a Map over a long random mix of set, get, has and delete of names, through growth and collisions', () => {
+    const next = rng(11);
+    const table = new NameTable<number>(2);
+    const model = new Map<string, number>();
+    const pool = ['', 'a', 'cmpl-1', 'cmpl-1 ', 'é', '\u{1F600}', 'x'.repeat(300), ...Array.from({ length: 60 }, (_, i) => `req-${i}-${(i * 7919).toString(36)}`)];
+    for (let step = 0; step < 20_000; step++) {
+      const name = pool[Math.floor(next() * pool.length)]!;
+      const r = next();
+      if (r < 0.45) {
+        table.set(name, step);
+        model.set(name, step);
+      } else if (r < 0.8) assert.equal(table.delete(name), model.delete(name), `delete(${JSON.stringify(name)}) at step ${step}`);
+      else assert.equal(table.get(name), model.get(name), `get(${JSON.stringify(name)}) at step ${step}`);
+      assert.equal(table.has(name), model.has(name));
+      assert.equal(table.size, model.size);
+      if (step % 997 === 0) {
+        assert.deepEqual(table.names().sort(), [...model.keys()].sort());
+        for (const [k, v] of model) assert.equal(table.get(k), v, `every entry is found after deletes shifted others (${JSON.stringify(k)})`);
+      }
+    }
+    assert.throws(() => table.set(7 as unknown as string, 1), /a name must be a string/);
+    assert.equal(table.get(7 as unknown as string), undefined);
+  });
+
   it("TicketTable keeps a ticket's grant with it, forgets both on delete and remembers the last id added", () => {
     const t = new TicketTable();
     const cancelled: number[] = [];
@@ -157,6 +196,16 @@ describe('runtime/collections/id-table: ids to values, with no allocation as it 
       assert.ok(map.scavenges >= 10, `the churn ran through scavenges (${map.scavenges})`);
       assert.ok(map.promoted > 8 * 1024 * 1024, `the measurement sees a Map's promotion: ${map.promoted} bytes`);
       for (const kind of ['id-table', 'ticket-table'] as const) {
+        const r = promotedWhileChurning(kind);
+        assert.ok(r.scavenges >= 10, `${kind}: the churn ran through scavenges (${r.scavenges})`);
+        assert.ok(r.promoted < 256 * 1024, `${kind}: ${r.promoted} bytes promoted over ${r.scavenges} scavenges (a Map: ${map.promoted})`);
+      }
+    });
+
+    it('NameTable, and the rank agreement in it, promote nothing of what they hold while they churn by request id, where a Map keyed so promotes all of it', () => {
+      const map = promotedWhileChurning('name-map');
+      assert.ok(map.promoted > 8 * 1024 * 1024, `the measurement sees a Map's promotion: ${map.promoted} bytes`);
+      for (const kind of ['name-table', 'rank-agreement'] as const) {
         const r = promotedWhileChurning(kind);
         assert.ok(r.scavenges >= 10, `${kind}: the churn ran through scavenges (${r.scavenges})`);
         assert.ok(r.promoted < 256 * 1024, `${kind}: ${r.promoted} bytes promoted over ${r.scavenges} scavenges (a Map: ${map.promoted})`);
