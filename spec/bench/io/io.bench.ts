@@ -134,8 +134,22 @@ async function poolReadsInFlight(depth: number): Promise<number> {
   return blocked;
 }
 
+/**
+ * Ours' sequential buffers for one run: 16 MiB-slices of one allocAligned mapping (2 MiB aligned,
+ * advised to huge pages), the kind of memory the Manager writes its blocks from and reads them into
+ * (its DRAM arena). Until 2026-12-07 each run took 16 buffers of 1 MiB (posix_memalign). On the VMs
+ * measured, where a process's buffers lie moves the write rate, whatever their bytes: on the dev VM
+ * 16 buffers of 1 MiB allocated first wrote at 3.08 GB/s, 16 allocated after them at 3.40, and slices
+ * of one mapping at 4.28, with fio at 2.77 in the same rounds (seq-write-ab.ts;
+ * spec/bench/results/seq-write-ab-dev-vm.txt). fio allocates its own buffer in each run's process.
+ */
+function seqBuffers(): Buffer[] {
+  const mapping = allocAligned(16 * MiB).fill(0x5a);
+  return Array.from({ length: 16 }, (_, i) => mapping.subarray(i * MiB, (i + 1) * MiB));
+}
+
 function sequential(ring: IoRing, file: DirectFile, op: 'read' | 'write'): Promise<Rate> {
-  const buffers = Array.from({ length: 16 }, () => allocAligned(MiB).fill(0x5a));
+  const buffers = seqBuffers();
   const blocks = size / MiB;
   return drive(16, (slot, n) => ring[op](file, buffers[slot]!, (n % blocks) * MiB));
 }
