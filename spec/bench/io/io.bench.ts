@@ -1,7 +1,12 @@
 /**
  * `npm run bench:io`: the native ring against fio's io_uring engine (same pattern, same file,
  * same run) and against Node's fs.promises FileHandle, all with O_DIRECT:
- *   - sequential 1 MiB writes and reads at depth 16 (target: ≥ 0.9 of fio)
+ *   - sequential 1 MiB writes and reads at depth 16 (target: ≥ 0.9 of fio), like memory with like:
+ *     ours from slices of one huge-page mapping (the Manager's arena's kind) against fio from a
+ *     hugetlbfs buffer (huge-pages.ts: found, or set up for the run as root), and, reported, ours
+ *     from 16 buffers of 1 MiB in 4 KiB pages against fio from its own buffer (the target's pair
+ *     when fio can have no huge pages). O_DIRECT pins each page of a buffer per I/O, and on the VMs
+ *     measured the page size moved the rate more than either engine did (seq-write-ab.ts)
  *   - random 4 KiB reads at depth 64 (targets: ≥ 0.9 of fio, ≥ 3 × fs.promises), fio, ours
  *     (ring.submitRead, a callback per read; and ring.read, a promise per read) and fs.promises
  *     in the same rounds; the row "bound: fio vs fs.promises" is fio over fs.promises in the
@@ -36,6 +41,7 @@ import { allocAligned, openFile, openRing, type DirectFile, type IoRing } from '
 import { printReport, type BenchResult } from '../report.js';
 import { mirroredRounds, type Rate } from './mirrored-rounds.js';
 import { benchFile, rounds, seconds } from './knobs.js';
+import { fioHugePages } from './huge-pages.js';
 
 const MiB = 1024 * 1024;
 const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
@@ -51,11 +57,11 @@ const path = benchFile('io-bench.bin');
  * Plain io_uring as ours uses it: no --fixedbufs, --registerfiles, --sqthread_poll or --hipri
  * (fio's defaults), so both sides do the same work per op.
  */
-function fio(rw: 'read' | 'write' | 'randread', bs: string, depth: number): Rate {
+function fio(rw: 'read' | 'write' | 'randread', bs: string, depth: number, mem: string | null = null): Rate {
   const out = execFileSync('fio', [
     '--name=orbitkv', `--filename=${path}`, '--ioengine=io_uring', '--direct=1', `--rw=${rw}`, `--bs=${bs}`,
     `--iodepth=${depth}`, `--size=${size}`, `--runtime=${seconds}`, '--time_based', '--randrepeat=0', '--norandommap',
-    '--output-format=json',
+    '--output-format=json', ...(mem ? [mem] : []),
   ], { encoding: 'utf8', maxBuffer: 64 * MiB });
   const job = JSON.parse(out.slice(out.indexOf('{'))).jobs[0];
   const side = rw === 'write' ? job.write : job.read;
@@ -137,19 +143,21 @@ async function poolReadsInFlight(depth: number): Promise<number> {
 /**
  * Ours' sequential buffers for one run: 16 MiB-slices of one allocAligned mapping (2 MiB aligned,
  * advised to huge pages), the kind of memory the Manager writes its blocks from and reads them into
- * (its DRAM arena). Until 2026-12-07 each run took 16 buffers of 1 MiB (posix_memalign). On the VMs
- * measured, where a process's buffers lie moves the write rate, whatever their bytes: on the dev VM
- * 16 buffers of 1 MiB allocated first wrote at 3.08 GB/s, 16 allocated after them at 3.40, and slices
- * of one mapping at 4.28, with fio at 2.77 in the same rounds (seq-write-ab.ts;
- * spec/bench/results/seq-write-ab-dev-vm.txt). fio allocates its own buffer in each run's process.
+ * (its DRAM arena); fio's peer for them has a hugetlbfs buffer. Until 2026-12-07 each run took 16
+ * buffers of 1 MiB (posix_memalign, 4 KiB pages; `separateBuffers`, still measured, against fio's
+ * own buffer) against fio's own buffer, while the Manager never writes from such memory.
  */
 function seqBuffers(): Buffer[] {
   const mapping = allocAligned(16 * MiB).fill(0x5a);
   return Array.from({ length: 16 }, (_, i) => mapping.subarray(i * MiB, (i + 1) * MiB));
 }
 
-function sequential(ring: IoRing, file: DirectFile, op: 'read' | 'write'): Promise<Rate> {
-  const buffers = seqBuffers();
+/** 16 buffers of 1 MiB in 4 KiB pages: ours' side of the 4 KiB-page pair (what every sequential run used until 2026-12-07). */
+function separateBuffers(): Buffer[] {
+  return Array.from({ length: 16 }, () => allocAligned(MiB).fill(0x5a));
+}
+
+function sequential(ring: IoRing, file: DirectFile, op: 'read' | 'write', buffers: Buffer[] = seqBuffers()): Promise<Rate> {
   const blocks = size / MiB;
   return drive(16, (slot, n) => ring[op](file, buffers[slot]!, (n % blocks) * MiB));
 }
@@ -159,10 +167,29 @@ function randomOffsets(count: number): Float64Array {
   return Float64Array.from({ length: count }, () => Math.floor(Math.random() * blocks) * 4096);
 }
 
-/** Runs peer and ours (and the control, fio again) in the same mirrored rounds: ours vs peer, control vs peer. */
-async function paired(name: string, value: (r: Rate) => number, peer: () => Rate | Promise<Rate>, ours: () => Promise<Rate>): Promise<{ ours: Row; control: Row | null }> {
-  const r = await mirroredRounds(CONTROL ? [peer, ours, peer] : [peer, ours], ROUNDS, { repeats: SEQ_REPEATS, warmup: SEQ_REPEATS > 1, onRun: logRun(name, ['fio', 'ours', 'fio(control)'], value) });
-  return { ours: versus(r, 1, 0), control: CONTROL ? versus(r, 2, 0) : null };
+/**
+ * Sequential runners in the same mirrored rounds: each of `pairs` is ours against its peer (a row
+ * per pair, the first the target's), and the control (the first pair's peer again) against that peer.
+ */
+async function paired(name: string, value: (r: Rate) => number, pairs: { peer: Runner; ours: Runner }[]): Promise<{ rows: Row[]; control: Row | null }> {
+  const runners: (() => Rate | Promise<Rate>)[] = [];
+  const names: string[] = [];
+  const at = pairs.map((p) => {
+    runners.push(p.peer.run, p.ours.run);
+    names.push(p.peer.name, p.ours.name);
+    return runners.length - 2;
+  });
+  if (CONTROL) {
+    runners.push(pairs[0]!.peer.run);
+    names.push(`${pairs[0]!.peer.name}(control)`);
+  }
+  const r = await mirroredRounds(runners, ROUNDS, { repeats: SEQ_REPEATS, warmup: SEQ_REPEATS > 1, onRun: logRun(name, names, value) });
+  return { rows: at.map((i) => versus(r, i + 1, i)), control: CONTROL ? versus(r, runners.length - 1, 0) : null };
+}
+
+interface Runner {
+  name: string;
+  run: () => Rate | Promise<Rate>;
 }
 
 type Row = { peer: Rate; ours: Rate; rounds: number[] };
@@ -188,6 +215,7 @@ function median(rates: Rate[]): Rate {
 const roundLines: string[] = [];
 const notes: string[] = [];
 const FIO_PEER = 'fio io_uring (plain, as ours)';
+const FIO_HUGE_PEER = 'fio io_uring (plain, as ours; hugetlbfs buffer)';
 const CONTROL_TARGET = "none (the disk's noise)";
 
 async function main(): Promise<void> {
@@ -200,13 +228,36 @@ async function main(): Promise<void> {
   fio('write', '1m', 16); // lays the file out
   const file = openFile(path, { write: true });
   const gbs = (r: Rate) => r.bytesPerSec / 1e9;
-  const write = await paired('sequential 1 MiB write, GB/s', gbs, () => fio('write', '1m', 16), () => sequential(ring, file, 'write'));
-  results.push(row('sequential 1 MiB write, depth 16', 'GB/s', write.ours, gbs, FIO_PEER, 0.9));
-  if (write.control) results.push(row('control: fio vs fio, sequential write', 'GB/s', write.control, gbs, FIO_PEER, CONTROL_TARGET));
-
-  const read = await paired('sequential 1 MiB read, GB/s', gbs, () => fio('read', '1m', 16), () => sequential(ring, file, 'read'));
-  results.push(row('sequential 1 MiB read, depth 16', 'GB/s', read.ours, gbs, FIO_PEER, 0.9));
-  if (read.control) results.push(row('control: fio vs fio, sequential read', 'GB/s', read.control, gbs, FIO_PEER, CONTROL_TARGET));
+  // The sequential rows compare like memory with like: ours from slices of one huge-page mapping
+  // against fio from hugetlbfs pages (the target's row), and, reported, ours from 1 MiB buffers in
+  // 4 KiB pages against fio from its own buffer. Without huge pages for fio, the 4 KiB pair is the
+  // target's row and ours from the mapping is reported against fio's 4 KiB buffer.
+  const huge = fioHugePages();
+  try {
+    notes.push(huge.note);
+    const sequentialRows = async (rw: 'read' | 'write') => {
+      const label = `sequential 1 MiB ${rw}`;
+      const fioHuge: Runner | null = huge.arg ? { name: 'fio(huge pages)', run: () => fio(rw, '1m', 16, huge.arg) } : null;
+      const fioOwn: Runner = { name: 'fio', run: () => fio(rw, '1m', 16) };
+      const oursMapping: Runner = { name: 'ours(mapping)', run: () => sequential(ring, file, rw) };
+      const oursSmall: Runner = { name: 'ours(1 MiB buffers)', run: () => sequential(ring, file, rw, separateBuffers()) };
+      const pairs = fioHuge ? [{ peer: fioHuge, ours: oursMapping }, { peer: fioOwn, ours: oursSmall }] : [{ peer: fioOwn, ours: oursSmall }, { peer: fioOwn, ours: oursMapping }];
+      const r = await paired(`${label}, GB/s`, gbs, pairs);
+      const [main, other] = r.rows as [Row, Row];
+      if (fioHuge) {
+        results.push(row(`${label}, depth 16, huge pages both (ours: slices of one 2 MiB-aligned mapping; fio: hugetlbfs)`, 'GB/s', main, gbs, FIO_HUGE_PEER, 0.9));
+        results.push(row(`${label}, depth 16, 4 KiB pages both (ours: 16 buffers of 1 MiB; fio: its own buffer)`, 'GB/s', other, gbs, FIO_PEER, 'reported'));
+      } else {
+        results.push(row(`${label}, depth 16, 4 KiB pages both (ours: 16 buffers of 1 MiB; fio: its own buffer)`, 'GB/s', main, gbs, FIO_PEER, 0.9));
+        results.push(row(`${label}, depth 16, ours from huge pages (slices of one mapping), fio from its own 4 KiB-page buffer`, 'GB/s', other, gbs, FIO_PEER, 'reported: not like for like'));
+      }
+      if (r.control) results.push(row(`control: fio vs fio, sequential ${rw}`, 'GB/s', r.control, gbs, fioHuge ? FIO_HUGE_PEER : FIO_PEER, CONTROL_TARGET));
+    };
+    await sequentialRows('write');
+    await sequentialRows('read');
+  } finally {
+    huge.release();
+  }
 
   // Random reads: fio, ours and fs.promises in the same rounds, so every ratio (and the device's
   // own ceiling for the fs.promises one, fio / fs.promises) comes from the same minutes.

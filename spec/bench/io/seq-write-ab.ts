@@ -5,7 +5,8 @@
  * allocated; io.bench's ours wrote 0x5a from 16 buffers of 1 MiB allocated once, first thing.
  * Runs, in the same mirrored rounds (same file, O_DIRECT, 1 MiB at depth 16, io_uring without
  * fixed buffers or SQ polling):
- *   fio (random data, as io.bench), fio with --buffer_pattern=0x5a (ours' data);
+ *   fio (random data, as io.bench), fio with --buffer_pattern=0x5a (ours' data), fio from a
+ *   hugetlbfs buffer (huge-pages.ts; left out, and said, where none can be had);
  *   ours from 16 buffers of 1 MiB allocated first (as io.bench did), 0x5a;
  *   ours from 16 such buffers allocated after those, 0x5a; the same, filled with random bytes;
  *   ours from 16 MiB-slices of one 16 MiB allocAligned mapping (2 MiB aligned, advised to huge
@@ -23,6 +24,7 @@ import { rmSync } from 'node:fs';
 import { allocAligned, openFile, openRing, type DirectFile, type IoRing } from '../../../native/index.js';
 import { mirroredRounds, type Rate } from './mirrored-rounds.js';
 import { benchFile, rounds, seconds } from './knobs.js';
+import { fioHugePages } from './huge-pages.js';
 
 const MiB = 1024 * 1024;
 const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
@@ -75,18 +77,25 @@ async function main(): Promise<void> {
   const afterRandom = oneMiB((b) => randomFillSync(b));
   const arena = allocAligned(16 * MiB).fill(0x5a);
   const slices = Array.from({ length: 16 }, (_, i) => arena.subarray(i * MiB, (i + 1) * MiB));
-  const names = ['fio random', 'fio 0x5a', 'ours first-allocated 1 MiB buffers', 'ours later 1 MiB buffers', 'ours later 1 MiB buffers, random', 'ours slices of a 16 MiB mapping'];
+  const huge = fioHugePages();
+  const names = ['fio random', 'fio 0x5a', 'ours first-allocated 1 MiB buffers', 'ours later 1 MiB buffers', 'ours later 1 MiB buffers, random', 'ours slices of a 16 MiB mapping', ...(huge.arg ? ['fio hugetlbfs buffer'] : [])];
   const runs: string[] = [];
   const gbs = (r: Rate) => r.bytesPerSec / 1e9;
-  const rates = await mirroredRounds(
-    [() => fio([]), () => fio(['--buffer_pattern=0x5a']), () => ours(ring, file, first), () => ours(ring, file, after), () => ours(ring, file, afterRandom), () => ours(ring, file, slices)],
-    rounds,
-    { repeats: REPEATS, warmup: true, onRun: (i, r) => void runs.push(`${names[i]} ${gbs(r).toFixed(2)}`) },
-  );
+  let rates: Rate[][];
+  try {
+    rates = await mirroredRounds(
+      [() => fio([]), () => fio(['--buffer_pattern=0x5a']), () => ours(ring, file, first), () => ours(ring, file, after), () => ours(ring, file, afterRandom), () => ours(ring, file, slices), ...(huge.arg ? [() => fio([huge.arg!])] : [])],
+      rounds,
+      { repeats: REPEATS, warmup: true, onRun: (i, r) => void runs.push(`${names[i]} ${gbs(r).toFixed(2)}`) },
+    );
+  } finally {
+    huge.release();
+  }
   await ring.close();
   await file.close();
   rmSync(path, { force: true });
   const mean = (xs: Rate[]) => xs.reduce((s, r) => s + gbs(r), 0) / xs.length;
+  process.stdout.write(`${huge.note}\n`);
   process.stdout.write(`sequential 1 MiB write, depth 16, ${seconds} s runs, ${rounds} mirrored rounds of ${REPEATS} repeats (after a warm-up), GB/s\n`);
   names.forEach((n, i) => process.stdout.write(`${n.padEnd(36)} mean ${mean(rates[i]!).toFixed(3)} over ${rates[i]!.length} runs; per round vs fio random: ${rates[i]!.map((r, k) => (r.iops / rates[0]![k]!.iops).toFixed(3)).join(' ')}\n`));
   process.stdout.write(`runs in order: ${runs.join(', ')}\n`);
