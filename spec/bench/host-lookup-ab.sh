@@ -24,17 +24,17 @@ export PATH=/tmp/nodebin:$PATH
 [[ -f "$b/old.tar.xz" ]] && mkdir -p /tmp/old && tar xJf "$b/old.tar.xz" -C /tmp/old && ln -sfn "$PWD/node_modules" /tmp/old/node_modules
 export ORBITKV_NATIVE_ADDON=$PWD/native/build/Release/orbitkv_native.node ORBITKV_BENCH_DIR=/tmp/okv-bench ORBITKV_BENCH_NO_BUILD=1 ORBITKV_BENCH_LOOKUP_RATES=${RATES:-10000} ORBITKV_BENCH_RUNTIME_ROWS=lookup
 { date -u; nproc; uptime; grep -m1 'model name' /proc/cpuinfo; } | tee "$out/env.txt"
-# "fast" scavenges: less than 60 ms after the last (the lookup phases); mark-compacts: the whole run.
-# Only the main isolate's lines (the first to collect, before any worker starts): a ticket worker's
-# collections pause no reply. Its count is printed after, with the other isolates'.
-gcsum() { grep "gc=" "$1" | awk 'match($0, /^\[[0-9]+:0x[0-9a-f]+\]/) { iso = substr($0, RSTART, RLENGTH); if (first == "") first = iso; if (iso != first) { others++; next } } {for(i=1;i<=NF;i++){split($i,a,"="); v[a[1]]=a[2]} if (v["gc"]=="s" && v["mutator"]<60) {n++; ps+=v["pause"]; if (v["pause"]>mx) mx=v["pause"]; p+=v["promoted"]; ab+=v["scavenge.sweep_array_buffers"]} if (v["gc"]=="mc") {m++; mp+=v["pause"]; ls+=v["incremental_longest_step"]; isw+=v["incremental.sweep_array_buffers"]}} END{printf "gc: fast scavenges %d avg %.3f ms (ab sweep %.3f) max %.2f promoted/scav %d; mark-compacts %d avg pause %.2f ms, longest incremental step avg %.2f ms, incremental ab sweep avg %.2f ms\n", n, (n?ps/n:0), (n?ab/n:0), mx, (n?p/n:0), m, (m?mp/m:0), (m?ls/m:0), (m?isw/m:0); if (others) printf "  (other isolates: %d collections)\n", others}'; }
+# The main isolate's collections (the first to collect, as node starts) from GC_FROM_MS (default
+# 3000: past the Manager's start-up, whose module loading collects too) on, the lookup blocks and
+# their echoes; a ticket worker's collections pause no reply, and are only counted.
+gcsum() { grep "gc=" "$1" | awk -v from="${GC_FROM_MS:-3000}" 'match($0, /^\[[0-9]+:0x[0-9a-f]+\]/) { iso = substr($0, RSTART, RLENGTH); if (first == "") first = iso; if (iso != first) { others++; next } } { t = $2 + 0; if (t < from) next; for(i=1;i<=NF;i++){split($i,a,"="); v[a[1]]=a[2]} if (v["gc"]=="s") {n++; ps+=v["pause"]; if (v["pause"]>mx) mx=v["pause"]; p+=v["promoted"]; sv+=v["new_space_survived"]} if (v["gc"]=="mc") {m++; mp+=v["pause"]}} END{printf "gc from %d ms: scavenges %d avg %.3f ms max %.2f, survived/scav %d B, promoted/scav %d B; mark-compacts %d avg pause %.2f ms\n", from, n, (n?ps/n:0), mx, (n?sv/n:0), (n?p/n:0), m, (m?mp/m:0); if (others) printf "  (other isolates: %d collections)\n", others}'; }
 read -r -a variants <<< "${AB_VARIANTS:-old|/tmp/old/spec/bench| new|$b/bench|}"
 for r in 1 2 3; do
   for v in "${variants[@]}"; do
     IFS='|' read -r name tree flags serve <<< "$v"
     rm -f /tmp/gc.txt
     echo "== $name round $r" | tee -a "$out/ab.txt"
-    ORBITKV_BENCH_SERVE_ARGS="${serve//,/ }" ORBITKV_BENCH_MANAGER_FLAGS="${flags//,/ } --trace-gc --trace-gc-nvp" ORBITKV_BENCH_MANAGER_STDOUT=/tmp/gc.txt node "$tree/runtime.bench.mjs" 2>&1 | grep -E "^(python lookup p|Manager CPU)" | sed -E 's/ +/ /g; s/\(achieved ([0-9]+\/s).*spinning\)/(\1)/; s/vs an echo of the lookup request.s size, encoded per call/vs echo of its size/' | cut -c1-120 | tee -a "$out/ab.txt"
+    ORBITKV_BENCH_SERVE_ARGS="${serve//,/ }" ORBITKV_BENCH_MANAGER_FLAGS="${flags//,/ } --trace-gc --trace-gc-nvp" ORBITKV_BENCH_MANAGER_STDOUT=/tmp/gc.txt node "$tree/runtime.bench.mjs" 2>&1 | grep -E "^(python lookup p|Manager CPU)" | sed -E 's/ +/ /g; s/ \(achieved [^)]*\)//; s/vs an echo of the lookup request.s size, encoded per call/vs echo of its size/' | cut -c1-160 | tee -a "$out/ab.txt"
     gcsum /tmp/gc.txt | tee -a "$out/ab.txt"
   done
 done

@@ -31,6 +31,7 @@
  * blocked at once on 64 reads of a FIFO and prints it with the peer; the load average is printed with
  * the numbers. The file lives in ORBITKV_BENCH_DIR (default .bench-tmp/), 1 GiB unless
  * ORBITKV_BENCH_SIZE.
+ * ORBITKV_BENCH_IO_ROWS=sequential (or random) runs only those rows.
  * Lives in a subfolder so `npm run bench` (CPU-only, no fio) does not pick it up.
  */
 import { execFileSync } from 'node:child_process';
@@ -51,6 +52,9 @@ const REPEATS = Number(process.env['ORBITKV_BENCH_REPEATS'] ?? 3);
 /** ORBITKV_BENCH_SEQ_REPEATS: mirrored repeats per round of the sequential rows (default 2). */
 const SEQ_REPEATS = Number(process.env['ORBITKV_BENCH_SEQ_REPEATS'] ?? 2);
 const path = benchFile('io-bench.bin');
+/** ORBITKV_BENCH_IO_ROWS: all (default), sequential or random: which rows run. */
+const IO_ROWS = process.env['ORBITKV_BENCH_IO_ROWS'] ?? 'all';
+if (!['all', 'sequential', 'random'].includes(IO_ROWS)) throw new Error(`ORBITKV_BENCH_IO_ROWS must be all, sequential or random, got ${IO_ROWS}`);
 
 /**
  * fio with the io_uring engine, O_DIRECT, time-based; returns the job's read or write rate.
@@ -232,8 +236,8 @@ async function main(): Promise<void> {
   // against fio from hugetlbfs pages (the target's row), and, reported, ours from 1 MiB buffers in
   // 4 KiB pages against fio from its own buffer. Without huge pages for fio, the 4 KiB pair is the
   // target's row and ours from the mapping is reported against fio's 4 KiB buffer.
-  const huge = fioHugePages();
-  try {
+  const huge = IO_ROWS === 'random' ? null : fioHugePages();
+  if (huge) try {
     notes.push(huge.note);
     const sequentialRows = async (rw: 'read' | 'write') => {
       const label = `sequential 1 MiB ${rw}`;
@@ -259,42 +263,43 @@ async function main(): Promise<void> {
     huge.release();
   }
 
-  // Random reads: fio, ours and fs.promises in the same rounds, so every ratio (and the device's
-  // own ceiling for the fs.promises one, fio / fs.promises) comes from the same minutes.
-  const small = Array.from({ length: 64 }, () => allocAligned(4096));
-  const ourRandom = () => drive(64, (slot, n) => ring.read(file, small[slot]!, offsets[n % offsets.length]!));
-  const ourRandomCallbacks = () =>
-    driveCallbacks(64, (slot, n, done) => {
-      ring.submitRead(file, small[slot]!, offsets[n % offsets.length]!, done);
+  if (IO_ROWS !== 'sequential') {
+    // Random reads: fio, ours and fs.promises in the same rounds, so every ratio (and the device's
+    // own ceiling for the fs.promises one, fio / fs.promises) comes from the same minutes.
+    const small = Array.from({ length: 64 }, () => allocAligned(4096));
+    const ourRandom = () => drive(64, (slot, n) => ring.read(file, small[slot]!, offsets[n % offsets.length]!));
+    const ourRandomCallbacks = () =>
+      driveCallbacks(64, (slot, n, done) => {
+        ring.submitRead(file, small[slot]!, offsets[n % offsets.length]!, done);
+      });
+    const poolInFlight = await poolReadsInFlight(64);
+    const handle = await open(path, constants.O_RDONLY | constants.O_DIRECT);
+    const nodeRandom = () => drive(64, (slot, n) => handle.read(small[slot]!, 0, 4096, offsets[n % offsets.length]!).then((r) => r.bytesRead));
+    const fioRandom = () => fio('randread', '4k', 64);
+    const random = await mirroredRounds(CONTROL ? [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom, fioRandom] : [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom], ROUNDS, {
+      repeats: REPEATS,
+      warmup: true,
+      onRun: logRun('random 4 KiB read, kIOPS', ['fio', 'submitRead', 'fs.promises', 'read', 'fio(control)'], (r) => r.iops / 1e3),
     });
-  const poolInFlight = await poolReadsInFlight(64);
-  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECT);
-  const nodeRandom = () => drive(64, (slot, n) => handle.read(small[slot]!, 0, 4096, offsets[n % offsets.length]!).then((r) => r.bytesRead));
-  const fioRandom = () => fio('randread', '4k', 64);
-  const random = await mirroredRounds(CONTROL ? [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom, fioRandom] : [fioRandom, ourRandomCallbacks, nodeRandom, ourRandom], ROUNDS, {
-    repeats: REPEATS,
-    warmup: true,
-    onRun: logRun('random 4 KiB read, kIOPS', ['fio', 'submitRead', 'fs.promises', 'read', 'fio(control)'], (r) => r.iops / 1e3),
-  });
-  await handle.close();
-  const nodeName = `fs.promises FileHandle, UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? 4}, ${poolInFlight} in flight`;
-  results.push(row('random 4 KiB read, depth 64 (submitRead: a callback per read)', 'kIOPS', versus(random, 1, 0), (r) => r.iops / 1e3, FIO_PEER, 0.9));
-  results.push(row('random 4 KiB read, depth 64 (read: a promise per read)', 'kIOPS', versus(random, 3, 0), (r) => r.iops / 1e3, FIO_PEER, 0.9));
-  // The 3x target stands against what the disk allows anyone: fio over fs.promises, same rounds.
-  const bound = versus(random, 0, 2);
-  const boundRatio = Math.min(...bound.rounds);
-  const versusNode = versus(random, 1, 2);
-  results.push(row('random 4 KiB read, 64 in flight (submitRead)', 'kIOPS', versusNode, (r) => r.iops / 1e3, nodeName, `3 (bound ${boundRatio.toFixed(2)}, row below)`));
-  results.push(row('bound: fio vs fs.promises (random 4 KiB, 64 in flight)', 'kIOPS', bound, (r) => r.iops / 1e3, nodeName, "none (the disk's bound)"));
-  if (CONTROL) results.push(row('control: fio vs fio, random 4 KiB read', 'kIOPS', versus(random, 4, 0), (r) => r.iops / 1e3, FIO_PEER, CONTROL_TARGET));
-  const cpu = (i: number) => median(random[i]!).cpuUsPerOp.toFixed(2);
-  notes.push(
-    `CPU per random 4 KiB read, µs (user + system, median-rate round): fio ${cpu(0)}, submitRead ${cpu(1)}, read ${cpu(3)}, fs.promises ${cpu(2)}`,
-    `fs.promises peer: UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? '(unset: 4)'}, ${poolInFlight} reads measured blocked in the pool at once`,
-    `3x fs.promises target vs the bound: fio itself reaches ${boundRatio.toFixed(2)}x fs.promises (worst round) on this disk; ` +
-      (boundRatio >= 3 ? 'the target is within the bound' : `3x is above what the disk allows anyone; ours reaches ${(Math.min(...versusNode.rounds) / boundRatio).toFixed(2)} of the bound (worst round of each)`),
-  );
-
+    await handle.close();
+    const nodeName = `fs.promises FileHandle, UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? 4}, ${poolInFlight} in flight`;
+    results.push(row('random 4 KiB read, depth 64 (submitRead: a callback per read)', 'kIOPS', versus(random, 1, 0), (r) => r.iops / 1e3, FIO_PEER, 0.9));
+    results.push(row('random 4 KiB read, depth 64 (read: a promise per read)', 'kIOPS', versus(random, 3, 0), (r) => r.iops / 1e3, FIO_PEER, 0.9));
+    // The 3x target stands against what the disk allows anyone: fio over fs.promises, same rounds.
+    const bound = versus(random, 0, 2);
+    const boundRatio = Math.min(...bound.rounds);
+    const versusNode = versus(random, 1, 2);
+    results.push(row('random 4 KiB read, 64 in flight (submitRead)', 'kIOPS', versusNode, (r) => r.iops / 1e3, nodeName, `3 (bound ${boundRatio.toFixed(2)}, row below)`));
+    results.push(row('bound: fio vs fs.promises (random 4 KiB, 64 in flight)', 'kIOPS', bound, (r) => r.iops / 1e3, nodeName, "none (the disk's bound)"));
+    if (CONTROL) results.push(row('control: fio vs fio, random 4 KiB read', 'kIOPS', versus(random, 4, 0), (r) => r.iops / 1e3, FIO_PEER, CONTROL_TARGET));
+    const cpu = (i: number) => median(random[i]!).cpuUsPerOp.toFixed(2);
+    notes.push(
+      `CPU per random 4 KiB read, µs (user + system, median-rate round): fio ${cpu(0)}, submitRead ${cpu(1)}, read ${cpu(3)}, fs.promises ${cpu(2)}`,
+      `fs.promises peer: UV_THREADPOOL_SIZE=${process.env['UV_THREADPOOL_SIZE'] ?? '(unset: 4)'}, ${poolInFlight} reads measured blocked in the pool at once`,
+      `3x fs.promises target vs the bound: fio itself reaches ${boundRatio.toFixed(2)}x fs.promises (worst round) on this disk; ` +
+        (boundRatio >= 3 ? 'the target is within the bound' : `3x is above what the disk allows anyone; ours reaches ${(Math.min(...versusNode.rounds) / boundRatio).toFixed(2)} of the bound (worst round of each)`),
+    );
+  }
   await ring.close();
   await file.close();
   rmSync(path, { force: true });
