@@ -22,7 +22,7 @@
 import { OpenTable } from './open-table.js';
 
 export class IdTable<V> extends OpenTable<number, V> {
-  private declare ids_: Float64Array;
+  private declare slotIds: Float64Array;
 
   constructor(capacity = 8) {
     super(capacity);
@@ -34,16 +34,16 @@ export class IdTable<V> extends OpenTable<number, V> {
   }
 
   protected makeKeys(slots: number): void {
-    this.ids_ = new Float64Array(slots);
+    this.slotIds = new Float64Array(slots);
   }
 
   protected keyAt(i: number): number | undefined {
-    const id = this.ids_[i]!;
+    const id = this.slotIds[i]!;
     return id === 0 ? undefined : id;
   }
 
   protected putKey(i: number, id: number | undefined): void {
-    this.ids_[i] = id ?? 0;
+    this.slotIds[i] = id ?? 0;
   }
 
   protected hash(id: number): number {

@@ -18,7 +18,7 @@ function hashName(s: string): number {
 }
 
 export class NameTable<V> extends OpenTable<string, V> {
-  private declare names_: (string | undefined)[];
+  private declare slotNames: (string | undefined)[];
 
   constructor(capacity = 8) {
     super(capacity);
@@ -30,15 +30,15 @@ export class NameTable<V> extends OpenTable<string, V> {
   }
 
   protected makeKeys(slots: number): void {
-    this.names_ = new Array<string | undefined>(slots).fill(undefined);
+    this.slotNames = new Array<string | undefined>(slots).fill(undefined);
   }
 
   protected keyAt(i: number): string | undefined {
-    return this.names_[i];
+    return this.slotNames[i];
   }
 
   protected putKey(i: number, name: string | undefined): void {
-    this.names_[i] = name;
+    this.slotNames[i] = name;
   }
 
   protected hash(name: string): number {
