@@ -41,7 +41,19 @@ export function fioHugePages(): FioHugePages {
     const before = Number(readFileSync(NR, 'utf8'));
     writeFileSync(NR, String(before + PAGES));
     const dir = mkdtempSync(join(tmpdir(), 'orbitkv-hugetlbfs-'));
+    // Given back once, whichever comes first: the bench's own release, its process exiting, or
+    // an interrupt (the pages and the mount are the machine's, not this process's).
+    let released = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      release();
+      process.kill(process.pid, signal);
+    };
     const release = () => {
+      if (released) return;
+      released = true;
+      process.off('exit', release);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
       try {
         execFileSync('umount', [dir]);
       } catch {
@@ -50,6 +62,9 @@ export function fioHugePages(): FioHugePages {
       rmSync(dir, { recursive: true, force: true });
       writeFileSync(NR, String(before));
     };
+    process.once('exit', release);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     try {
       execFileSync('mount', ['-t', 'hugetlbfs', 'none', dir]);
     } catch (error) {
