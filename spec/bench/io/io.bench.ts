@@ -43,6 +43,7 @@ import { printReport, type BenchResult } from '../report.js';
 import { mirroredRounds, type Rate } from './mirrored-rounds.js';
 import { benchFile, rounds, seconds } from './knobs.js';
 import { fioHugePages } from './huge-pages.js';
+import { drive, driveCallbacks, fio as runFio } from './runners.js';
 
 const MiB = 1024 * 1024;
 const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
@@ -56,61 +57,8 @@ const path = benchFile('io-bench.bin');
 const IO_ROWS = process.env['ORBITKV_BENCH_IO_ROWS'] ?? 'all';
 if (!['all', 'sequential', 'random'].includes(IO_ROWS)) throw new Error(`ORBITKV_BENCH_IO_ROWS must be all, sequential or random, got ${IO_ROWS}`);
 
-/**
- * fio with the io_uring engine, O_DIRECT, time-based; returns the job's read or write rate.
- * Plain io_uring as ours uses it: no --fixedbufs, --registerfiles, --sqthread_poll or --hipri
- * (fio's defaults), so both sides do the same work per op.
- */
-function fio(rw: 'read' | 'write' | 'randread', bs: string, depth: number, mem: string | null = null): Rate {
-  const out = execFileSync('fio', [
-    '--name=orbitkv', `--filename=${path}`, '--ioengine=io_uring', '--direct=1', `--rw=${rw}`, `--bs=${bs}`,
-    `--iodepth=${depth}`, `--size=${size}`, `--runtime=${seconds}`, '--time_based', '--randrepeat=0', '--norandommap',
-    '--output-format=json', ...(mem ? [mem] : []),
-  ], { encoding: 'utf8', maxBuffer: 64 * MiB });
-  const job = JSON.parse(out.slice(out.indexOf('{'))).jobs[0];
-  const side = rw === 'write' ? job.write : job.read;
-  // usr_cpu and sys_cpu are percent of the job's run time.
-  return { bytesPerSec: side.bw_bytes, iops: side.iops, cpuUsPerOp: ((job.usr_cpu + job.sys_cpu) / 100 / side.iops) * 1e6 };
-}
-
-/**
- * Keeps `depth` ops in flight for `seconds`; `issue(slot, n)` starts op number n on a slot.
- * Plain promise callbacks rather than async loops, made once per slot, so the harness costs
- * little per op and allocates nothing of its own per op.
- */
-function drive(depth: number, issue: (slot: number, n: number) => Promise<number>): Promise<Rate> {
-  return driveCallbacks(depth, (slot, n, done) => {
-    issue(slot, n).then((moved) => done(null, moved), (error: Error) => done(error, 0));
-  });
-}
-
-/** drive(), for an API that reports to a callback: `issue(slot, n, done)` starts op n; each slot's `done` is made once. */
-function driveCallbacks(depth: number, issue: (slot: number, n: number, done: (error: Error | null, moved: number) => void) => void): Promise<Rate> {
-  let ops = 0;
-  let bytes = 0;
-  let issued = 0;
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const end = t0 + seconds * 1000;
-  return new Promise((resolve, reject) => {
-    let running = depth;
-    let stopped = false;
-    const next = (slot: number): void => issue(slot, issued++, slotDone[slot]!);
-    const slotDone = Array.from({ length: depth }, (_, slot) => (error: Error | null, moved: number): void => {
-      if (error) return reject(error);
-      bytes += moved;
-      ops++;
-      // Read the clock every 64 completions only; once past the end, every slot stops.
-      if (!stopped && (ops % 64 !== 0 || performance.now() < end)) next(slot);
-      else if (((stopped = true), --running === 0)) {
-        const secs = (performance.now() - t0) / 1000;
-        const cpu = process.cpuUsage(cpu0);
-        resolve({ bytesPerSec: bytes / secs, iops: ops / secs, cpuUsPerOp: (cpu.user + cpu.system) / ops });
-      }
-    });
-    for (let slot = 0; slot < depth; slot++) next(slot);
-  });
-}
+/** fio on the bench's file (see runners.ts); `mem`: fio's memory argument (huge pages), if any. */
+const fio = (rw: 'read' | 'write' | 'randread', bs: string, depth: number, mem: string | null = null): Rate => runFio(path, size, rw, bs, depth, mem ? [mem] : []);
 
 /**
  * How many fs.promises reads this process really runs at once: `depth` reads on a FIFO with
@@ -178,17 +126,24 @@ function randomOffsets(count: number): Float64Array {
 async function paired(name: string, value: (r: Rate) => number, pairs: { peer: Runner; ours: Runner }[]): Promise<{ rows: Row[]; control: Row | null }> {
   const runners: (() => Rate | Promise<Rate>)[] = [];
   const names: string[] = [];
-  const at = pairs.map((p) => {
-    runners.push(p.peer.run, p.ours.run);
-    names.push(p.peer.name, p.ours.name);
-    return runners.length - 2;
-  });
+  // A runner that two pairs share (one peer for both) runs once per turn, not twice.
+  const index = new Map<Runner, number>();
+  const of = (x: Runner) => {
+    let i = index.get(x);
+    if (i === undefined) {
+      index.set(x, (i = runners.length));
+      runners.push(x.run);
+      names.push(x.name);
+    }
+    return i;
+  };
+  const at = pairs.map((p) => [of(p.peer), of(p.ours)] as const);
   if (CONTROL) {
     runners.push(pairs[0]!.peer.run);
     names.push(`${pairs[0]!.peer.name}(control)`);
   }
   const r = await mirroredRounds(runners, ROUNDS, { repeats: SEQ_REPEATS, warmup: SEQ_REPEATS > 1, onRun: logRun(name, names, value) });
-  return { rows: at.map((i) => versus(r, i + 1, i)), control: CONTROL ? versus(r, runners.length - 1, 0) : null };
+  return { rows: at.map(([peer, ours]) => versus(r, ours, peer)), control: CONTROL ? versus(r, runners.length - 1, at[0]![0]) : null };
 }
 
 interface Runner {
@@ -304,7 +259,7 @@ async function main(): Promise<void> {
   await file.close();
   rmSync(path, { force: true });
   const loadAfter = loadavg();
-  process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds in mirrored order (ABBA: each runner twice, ${seconds} s each, ratio of sums; random 4 KiB: ${REPEATS} repeats per round after a warm-up; sequential: ${SEQ_REPEATS === 1 ? 'one repeat' : `${SEQ_REPEATS} repeats per round after a warm-up`})${CONTROL ? ', with a fio control' : ''}\n`);
+  process.stdout.write(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds in mirrored order (ABBA: each runner twice, ${seconds} s each, ratio of sums${IO_ROWS === 'sequential' ? '' : `; random 4 KiB: ${REPEATS} repeats per round after a warm-up`}${IO_ROWS === 'random' ? '' : `; sequential: ${SEQ_REPEATS === 1 ? 'one repeat' : `${SEQ_REPEATS} repeats per round after a warm-up`}`})${CONTROL ? ', with a fio control' : ''}\n`);
   process.stdout.write(`${roundLines.join('\n')}\n${notes.join('\n')}\n`);
   for (const [pattern, runs] of runLines) process.stdout.write(`runs in order, ${pattern}: ${runs.join(', ')}\n`);
   printReport('io', results);

@@ -18,12 +18,12 @@
  * comparison). Knobs as io.bench (ORBITKV_BENCH_SECONDS, ORBITKV_BENCH_ROUNDS, ORBITKV_BENCH_DIR,
  * ORBITKV_BENCH_SIZE) and ORBITKV_BENCH_SEQ_REPEATS (default 2). Run: `npx tsx spec/bench/io/seq-write-ab.ts`.
  */
-import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { allocAligned, openFile, openRing, type DirectFile, type IoRing } from '../../../native/index.js';
 import { mirroredRounds, type Rate } from './mirrored-rounds.js';
 import { benchFile, rounds, seconds } from './knobs.js';
+import { drive, fio as runFio } from './runners.js';
 import { fioHugePages } from './huge-pages.js';
 
 const MiB = 1024 * 1024;
@@ -31,40 +31,12 @@ const size = Number(process.env['ORBITKV_BENCH_SIZE'] ?? 1024 * MiB);
 const REPEATS = Number(process.env['ORBITKV_BENCH_SEQ_REPEATS'] ?? 2);
 const path = benchFile('seq-write-ab.bin');
 
-function fio(extra: string[]): Rate {
-  const out = execFileSync('fio', [
-    '--name=orbitkv', `--filename=${path}`, '--ioengine=io_uring', '--direct=1', '--rw=write', '--bs=1m',
-    '--iodepth=16', `--size=${size}`, `--runtime=${seconds}`, '--time_based', '--randrepeat=0', '--norandommap',
-    '--output-format=json', ...extra,
-  ], { encoding: 'utf8', maxBuffer: 64 * MiB });
-  const job = JSON.parse(out.slice(out.indexOf('{'))).jobs[0];
-  return { bytesPerSec: job.write.bw_bytes, iops: job.write.iops, cpuUsPerOp: ((job.usr_cpu + job.sys_cpu) / 100 / job.write.iops) * 1e6 };
-}
+const fio = (extra: string[]): Rate => runFio(path, size, 'write', '1m', 16, extra);
 
-/** 16 writes of 1 MiB in flight, sequential over the file, for `seconds` (as io.bench's `sequential`). */
+/** 16 writes of 1 MiB in flight, sequential over the file (as io.bench's `sequential`). */
 function ours(ring: IoRing, file: DirectFile, buffers: Buffer[]): Promise<Rate> {
   const blocks = size / MiB;
-  let ops = 0;
-  let issued = 0;
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const end = t0 + seconds * 1000;
-  return new Promise((resolve, reject) => {
-    let running = buffers.length;
-    let stopped = false;
-    const next = (slot: number): void => {
-      ring.write(file, buffers[slot]!, (issued++ % blocks) * MiB).then(() => {
-        ops++;
-        if (!stopped && (ops % 64 !== 0 || performance.now() < end)) next(slot);
-        else if (((stopped = true), --running === 0)) {
-          const secs = (performance.now() - t0) / 1000;
-          const cpu = process.cpuUsage(cpu0);
-          resolve({ bytesPerSec: (ops * MiB) / secs, iops: ops / secs, cpuUsPerOp: (cpu.user + cpu.system) / ops });
-        }
-      }, reject);
-    };
-    for (let slot = 0; slot < buffers.length; slot++) next(slot);
-  });
+  return drive(buffers.length, (slot, n) => ring.write(file, buffers[slot]!, (n % blocks) * MiB));
 }
 
 async function main(): Promise<void> {
