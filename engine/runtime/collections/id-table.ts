@@ -28,10 +28,6 @@ export class IdTable<V> extends OpenTable<number, V> {
     super(capacity);
   }
 
-  /** The ids, in no particular order (a new array). */
-  ids(): number[] {
-    return this.keys();
-  }
 
   protected makeKeys(slots: number): void {
     this.slotIds = new Float64Array(slots);

@@ -24,10 +24,6 @@ export class NameTable<V> extends OpenTable<string, V> {
     super(capacity);
   }
 
-  /** The names, in no particular order (a new array). */
-  names(): string[] {
-    return this.keys();
-  }
 
   protected makeKeys(slots: number): void {
     this.slotNames = new Array<string | undefined>(slots).fill(undefined);
