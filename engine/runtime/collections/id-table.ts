@@ -28,7 +28,6 @@ export class IdTable<V> extends OpenTable<number, V> {
     super(capacity);
   }
 
-
   protected makeKeys(slots: number): void {
     this.slotIds = new Float64Array(slots);
   }

@@ -24,7 +24,6 @@ export class NameTable<V> extends OpenTable<string, V> {
     super(capacity);
   }
 
-
   protected makeKeys(slots: number): void {
     this.slotNames = new Array<string | undefined>(slots).fill(undefined);
   }
