@@ -149,11 +149,19 @@ if (WAIT !== 'spin' && WAIT !== 'block') throw new Error(`ORBITKV_BENCH_WAIT mus
  */
 const ORDER = process.env['ORBITKV_BENCH_LOOKUP_ORDER'] ?? 'interleaved';
 if (ORDER !== 'interleaved' && ORDER !== 'phases') throw new Error(`ORBITKV_BENCH_LOOKUP_ORDER must be interleaved or phases, got ${ORDER}`);
+/**
+ * ORBITKV_BENCH_RELEASE: eager (the default) sends each lookup's binary RELEASE as soon as its
+ * reply is read, as the shipped client's release() does; next holds it and writes it with the next
+ * lookup's request, in one send (an experiment: what the release's own wakeup of the Manager costs
+ * the lookups; the Manager then reads both frames at once and serves the release first).
+ */
+const RELEASE = process.env['ORBITKV_BENCH_RELEASE'] ?? 'eager';
+if (RELEASE !== 'eager' && RELEASE !== 'next') throw new Error(`ORBITKV_BENCH_RELEASE must be eager or next, got ${RELEASE}`);
 const PY = String.raw`
 import hashlib, json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 import orbitkv_client as okv
-sock, profile, ns, rate, seconds, wait, trace, manager, order = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7], sys.argv[8], int(sys.argv[9]), sys.argv[10]
+sock, profile, ns, rate, seconds, wait, trace, manager, order, release = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7], sys.argv[8], int(sys.argv[9]), sys.argv[10], sys.argv[11]
 BLOCK_S = ${(2 * NAP_WHILE_MS) / 1000}
 def cpu():
     # The Manager's CPU time in ns (schedstat), its main thread's and all its threads' together.
@@ -172,7 +180,18 @@ c = okv.Connection(sock, spin=wait == "spin")
 c.hello(profile, client="bench")
 # 16 block hashes as vLLM's connector sends them: SHA-256 digests as 64 hex digits (hash_text).
 chain = [hashlib.sha256(b"block %d" % i).hexdigest() for i in range(16)]
-ECHO, LOOKUP, RESULT = okv.OPCODE["echo"], okv.OPCODE["lookupBinary"], okv.OPCODE["lookupBinaryResult"]
+ECHO, LOOKUP, RESULT, RELEASE = okv.OPCODE["echo"], okv.OPCODE["lookupBinary"], okv.OPCODE["lookupBinaryResult"], okv.OPCODE["releaseBinary"]
+# With release "next": the last lookup's RELEASE frame, written with the next lookup's request.
+held = [b""]
+def lookup_with_held(body):
+    request_id = c._next
+    c._next += 1
+    c._sendall(held[0] + okv.encode_frame(LOOKUP, request_id, body))
+    held[0] = b""
+    while True:
+        op, reply_id, reply = c._recv_frame()
+        if reply_id == request_id:
+            return op, reply
 def one(kind, i):
     # One request of the kind, timed from its encode to its reply (a lookup's release is sent after).
     t = time.perf_counter_ns()
@@ -185,12 +204,19 @@ def one(kind, i):
         body = okv.encode_lookup(ns, chain, "q%d" % i, 0, 1, 1000)
         c.request_raw(ECHO, b'"' + b"x" * (len(body) - 2) + b'"')
         return time.perf_counter_ns() - t
-    op, reply = c.request_raw(LOOKUP, okv.encode_lookup(ns, chain, "q%d" % i, 0, 1, 1000))
+    if release == "next":
+        op, reply = lookup_with_held(okv.encode_lookup(ns, chain, "q%d" % i, 0, 1, 1000))
+    else:
+        op, reply = c.request_raw(LOOKUP, okv.encode_lookup(ns, chain, "q%d" % i, 0, 1, 1000))
     took = time.perf_counter_ns() - t
     answer = okv.decode_lookup_result(reply)
     if op != RESULT or answer["state"] != "ready" or answer["boundary"] != len(chain):
         raise SystemExit("lookup %d: %r" % (i, answer))
-    c.release(answer["ticket"])
+    if release == "next":
+        held[0] = okv.encode_frame(RELEASE, c._next, okv.encode_release(answer["ticket"]))
+        c._next += 1
+    else:
+        c.release(answer["ticket"])
     return took
 # Interleaved (the default): in blocks of BLOCK_S seconds in turn, lookups, then the echo of their
 # size, then the bare echo, so that a noisy stretch of the host falls on every kind alike. The bare
@@ -257,11 +283,11 @@ async function pythonLookupRows(manager: ChildProcess): Promise<void> {
   const rates = (process.env['ORBITKV_BENCH_LOOKUP_RATES'] ?? '1000,10000').split(',').map(Number);
   if (!rates.every((r) => Number.isInteger(r) && r > 0)) throw new Error(`ORBITKV_BENCH_LOOKUP_RATES is comma-separated positive integers (e.g. 1000,10000), got ${process.env['ORBITKV_BENCH_LOOKUP_RATES']}`);
   for (const rate of rates) {
-    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT, process.env['ORBITKV_BENCH_LOOKUP_TRACE'] ?? '', String(manager.pid), ORDER], { encoding: 'utf8' });
+    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT, process.env['ORBITKV_BENCH_LOOKUP_TRACE'] ?? '', String(manager.pid), ORDER, RELEASE], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr || r.stdout);
     const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number; cpuMain: number; cpuAll: number }>;
     for (const q of ['p50', 'p99'] as const) {
-      results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by spinning, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'}${ORDER === 'interleaved' ? `, interleaved with the echo in ${2 * NAP_WHILE_MS} ms blocks` : ', in phases'}${SERVE_ARGS.length > 0 ? `; serve ${SERVE_ARGS.join(' ')}` : ''}${EXTRA_FLAGS.length > 0 ? `; node ${EXTRA_FLAGS.join(' ')}` : ''})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
+      results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by spinning, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'}${ORDER === 'interleaved' ? `, interleaved with the echo in ${2 * NAP_WHILE_MS} ms blocks` : ', in phases'}${RELEASE === 'next' ? ', each release sent with the next lookup' : ''}${SERVE_ARGS.length > 0 ? `; serve ${SERVE_ARGS.join(' ')}` : ''}${EXTRA_FLAGS.length > 0 ? `; node ${EXTRA_FLAGS.join(' ')}` : ''})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
     }
     // Where the lookup's time goes, for the account (not the target's peer): the same echo carrying
     // the lookup's own request bytes, encoded by Python per call as the lookup's are.
