@@ -229,7 +229,7 @@ def one(kind, i):
 # size, then the bare echo, so that a noisy stretch of the host falls on every kind alike. The bare
 # echo starts a whole block after the last lookup: the ticket worker naps for NAP_WHILE_MS after its
 # last event, then sleeps, so the echo runs on a Manager whose worker sleeps, as when it ran first
-# (a bare echo beside a napping worker, which wakes every NAP_MS, would be a peer slowed by ours).
+# (a bare echo beside a napping worker, which wakes every NAP_MS to NAP_MAX_MS, would be a peer slowed by ours).
 # Phases: each kind's requests in one stretch, one kind after another.
 KINDS = ("lookup", "echobody", "echo") if order == "interleaved" else ("echo", "lookup", "echobody")
 def run(kinds, seconds, traced=False):

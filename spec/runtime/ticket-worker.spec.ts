@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
 import { createActor } from 'xstate';
 import { lookupTicketMachine, TicketClock, type TicketEvent, type TicketState } from '../../engine/runtime/lifecycles/index.js';
 import { TicketWorker } from '../../engine/runtime/lifecycles/ticket-worker.js';
@@ -175,6 +176,30 @@ describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker
     w.send(2, E.release, 0, 0, true);
     await within(() => reports.length >= 5);
     assert.deepEqual(reports.map(name), ['2:idle', '2:settle(5)', '2:ready', '2:releaseAll', '2:released']);
+  });
+
+  it('naps longer as a lull goes on: after one quiet lookup it wakes a few times in the next 40 ms, not every millisecond, and still takes the next event', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const { w, reports } = start(4);
+    await w.ready;
+    const tid = w.kernelThreadId;
+    assert.ok(tid !== null, 'the worker names its kernel thread id');
+    // Voluntary context switches of the worker thread: one per nap (or sleep) it wakes from.
+    const switches = () => Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/self/task/${tid}/status`, 'utf8'))![1]);
+    w.send(1, E.open, 1000, 4, true);
+    w.send(1, E.release, 0, 0, true);
+    await within(() => reports.length >= 5);
+    const before = switches();
+    // Within NAP_WHILE_MS of the last event: the worker naps throughout (it does not sleep yet).
+    await new Promise((r) => setTimeout(r, 40));
+    const woke = switches() - before;
+    // Naps of 1 ms all along woke ~40 times here; growing to 8 ms, ~8 (a loaded machine wakes it less, never more).
+    assert.ok(woke <= 20, `the worker woke ${woke} times in 40 ms of a lull`);
+    // A quiet event in the lull is still taken, at the end of the nap it arrives in.
+    w.send(2, E.open, 1000, 3, true);
+    w.send(2, E.release, 0, 0, true);
+    await within(() => reports.filter((r) => r[0] === 2).length >= 5);
+    assert.deepEqual(reports.filter((r) => r[0] === 2).map(name), ['2:idle', '2:settle(3)', '2:ready', '2:releaseAll', '2:released']);
   });
 
   it('a stream of quiet lookups and releases, with main polling as it serves each, wakes main by message a few times, not once per event', async () => {

@@ -4,12 +4,13 @@
  * state and effect back. It waits in `sleepAsync`, so the actors' `after` timers run on its own
  * event loop; its garbage is collected on its own heap.
  */
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createActor, type ActorRefFrom } from 'xstate';
 import { EventRing } from './event-ring.js';
 import { TICKET_FINAL, lookupTicketMachine, type TicketEvent, type TicketState } from './lookup-ticket.js';
 import { TicketClock } from './ticket-clock.js';
-import { NAP_MS, NAP_WHILE_MS, QUIET_REPORT_MS, TICKET_EVENT_KIND as E, TICKET_QUIET, TICKET_REPORT_KIND as R, TICKET_STATE_CODES, type TicketWorkerData } from './ticket-worker-protocol.js';
+import { NAP_MS, NAP_WHILE_MS, QUIET_REPORT_MS, nextNap, TICKET_EVENT_KIND as E, TICKET_QUIET, TICKET_REPORT_KIND as R, TICKET_STATE_CODES, type TicketWorkerData } from './ticket-worker-protocol.js';
 
 const data = workerData as TicketWorkerData;
 const events = new EventRing(data.events);
@@ -65,6 +66,16 @@ const FIXED: Record<number, TicketEvent> = {
   [E.consumed]: { type: 'CONSUMED' },
 };
 
+/** This thread's id in the kernel (Linux: /proc/thread-self names it), or null where none can be read. */
+function kernelThreadId(): number | null {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isSafeInteger(tid) && tid > 0 ? tid : null;
+  } catch {
+    return null;
+  }
+}
+
 let stopped = false;
 function step(flagged: number, slot: number, a: number, b: number): void {
   quiet = (flagged & TICKET_QUIET) !== 0;
@@ -108,20 +119,25 @@ function stepActor(kind: number, slot: number, a: number, b: number): void {
 
 // The port keeps this thread alive while it waits (Atomics.waitAsync alone does not).
 parentPort!.on('message', () => {});
-// Main waits for this before it sends events at any rate (see TicketWorker.ready).
-parentPort!.postMessage('ready');
+// Main waits for this before it sends events at any rate (see TicketWorker.ready); it carries
+// this thread's id in the kernel (for the operator's tools: ps, top -H, /proc), where there is one.
+parentPort!.postMessage({ ready: kernelThreadId() });
 void (async () => {
   let lastEvent = -Infinity;
+  let nap = NAP_MS;
   while (!stopped) {
-    if (events.drain(step) > 0) lastEvent = performance.now();
+    const took = events.drain(step);
+    if (took > 0) lastEvent = performance.now();
+    nap = nextNap(nap, took);
     if (stopped) break;
     const idle = performance.now() - lastEvent;
     // Reports main has not drained (quiet ones: nobody was woken for them) wait at most
     // QUIET_REPORT_MS without events for main's next lookup to drain them; then main is told.
     if (idle >= QUIET_REPORT_MS && reports.waiting > 0 && reports.wake()) parentPort!.postMessage(0);
     // While events keep coming, nap (main then sends quiet ones without a wake, and they wait a
-    // nap at most); after NAP_WHILE_MS without any, sleep until woken.
-    if (idle < NAP_WHILE_MS) await events.napAsync(NAP_MS);
+    // nap at most), a nap that found nothing followed by a longer one; after NAP_WHILE_MS without
+    // any, sleep until woken.
+    if (idle < NAP_WHILE_MS) await events.napAsync(nap);
     else await events.sleepAsync(reports.waiting > 0 ? QUIET_REPORT_MS : undefined);
   }
   process.exit(0);

@@ -65,6 +65,8 @@ export class TicketWorker {
   private wakeTimer: NodeJS.Timeout | null = null;
   /** Messages the worker sent to have its reports drained (what quiet events save main: one each otherwise). */
   wakes = 0;
+  /** The worker thread's id in the kernel once it runs (null before, or where it has none to read). */
+  kernelThreadId: number | null = null;
   /**
    * Resolves once the worker runs its loop; rejects if it ends first. Until then events wait in the
    * ring and the overflow, which are sized for a worker that keeps up: a caller awaits this before it
@@ -102,7 +104,11 @@ export class TicketWorker {
     // Handled here so that a worker that ends before it is awaited is no unhandled rejection.
     this.ready.catch(() => undefined);
     this.worker.on('message', (m: unknown) => {
-      if (m === 'ready') return started();
+      if (typeof m === 'object' && m !== null && 'ready' in m) {
+        const tid = (m as { ready: unknown }).ready;
+        this.kernelThreadId = typeof tid === 'number' ? tid : null;
+        return started();
+      }
       this.wakes++;
       this.drainReports();
     });
