@@ -1,4 +1,5 @@
 import { TICKET_ACTORS } from '../../engine/runtime/service/index.js';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { ManagerClient, OPCODE } from '../../engine/runtime/index.js';
@@ -213,13 +214,22 @@ for (const actors of TICKET_ACTORS) {
       await c.close();
     });
 
-    it('says where its ticket actors run, in its status and its serving log line', async () => {
+    it('says where its ticket actors run, in its status and its serving log line, and which thread of its own the worker is', async () => {
       const { runCli } = await import('../../engine/cli/main.js');
       const { captureIo } = await import('../support/io.js');
       const io = captureIo();
       assert.equal(await runCli(['manager', 'status', '--socket', m.socket, '--format', 'json'], io), 0, io.stderr);
-      assert.equal((JSON.parse(io.stdout) as { ticketActors: string }).ticketActors, actors);
+      const status = JSON.parse(io.stdout) as { ticketActors: string; ticketWorkerThread: number | null };
+      assert.equal(status.ticketActors, actors);
       assert.match(m.stderr(), new RegExp(`"event":"serving".*"ticketActors":"${actors}"`));
+      if (actors === 'main') return assert.equal(status.ticketWorkerThread, null);
+      // A thread of the Manager's own process, other than its main thread (what top -H and ps -L list).
+      assert.ok(Number.isSafeInteger(status.ticketWorkerThread) && status.ticketWorkerThread !== m.child.pid, String(status.ticketWorkerThread));
+      assert.ok(existsSync(`/proc/${m.child.pid}/task/${status.ticketWorkerThread}`), `thread ${status.ticketWorkerThread} of pid ${m.child.pid}`);
+      assert.match(m.stderr(), new RegExp(`"event":"serving".*"ticketWorkerThread":${status.ticketWorkerThread}`));
+      const plain = captureIo();
+      assert.equal(await runCli(['manager', 'status', '--socket', m.socket], plain), 0, plain.stderr);
+      assert.match(plain.stdout, new RegExp(`ticket actors on a worker thread \\(thread ${status.ticketWorkerThread}\\)`));
     });
   });
 }

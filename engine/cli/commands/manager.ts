@@ -43,7 +43,7 @@ export const command: CommandModule = {
       `DRAM  ${s.tiers.dram.used}/${s.tiers.dram.slots} slots (${pct(s.tiers.dram.used, s.tiers.dram.slots)}) of ${formatSize(s.tiers.dram.bytes)}`,
       s.tiers.ssd ? `SSD   ${s.tiers.ssd.used}/${s.tiers.ssd.slots} slots (${pct(s.tiers.ssd.used, s.tiers.ssd.slots)}) of ${formatSize(s.tiers.ssd.bytes)}, ${s.tiers.ssd.backend}` : 'SSD   none',
       `blocks ${s.tiers.blocks} stored, ${s.tiers.pinned} leased`,
-      `in flight: ${s.inFlight.tickets} tickets, ${s.inFlight.saves} saves, ${s.inFlight.restores} restores; ticket actors on ${s.ticketActors === 'worker' ? 'a worker thread' : 'the main thread'}`,
+      `in flight: ${s.inFlight.tickets} tickets, ${s.inFlight.saves} saves, ${s.inFlight.restores} restores; ticket actors on ${s.ticketActors === 'worker' ? `a worker thread${s.ticketWorkerThread !== null ? ` (thread ${s.ticketWorkerThread})` : ''}` : 'the main thread'}`,
       `lookups answered ahead of their ticket actor: ${s.lookups.answeredAhead}${s.lookups.mismatched > 0 ? `; ${s.lookups.mismatched} whose actor then went elsewhere (a defect: see the log's lookup-answer-mismatch)` : ', each as its actor then went'}`,
       `restored blocks by tier: DRAM ${s.hits.dram} (${(100 * s.hits.ratio.dram).toFixed(1)}%), SSD ${s.hits.ssd} (${(100 * s.hits.ratio.ssd).toFixed(1)}%); checksum misses ${s.hits.misses}`,
       ...(s.recovery ? [`recovered at start: ${s.recovery.entries} entries, ${s.recovery.tornBytes} torn journal bytes dropped`] : []),

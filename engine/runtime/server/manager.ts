@@ -84,6 +84,8 @@ export interface ManagerStatus {
   lookups: { answeredAhead: number; mismatched: number };
   /** Where the ticket actors run (`serve --ticket-actors`). */
   ticketActors: TicketActors;
+  /** The ticket worker's thread id in the kernel (for top -H, ps -L, /proc), null with the actors in-process. */
+  ticketWorkerThread: number | null;
   hits: { dram: number; ssd: number; misses: number; ratio: { dram: number; ssd: number } };
   recovery: SsdTier['index']['recovery'] | null;
   /** Connections open now (bound: `max`), and the reply bytes written for them that their clients have not read yet. */
@@ -176,6 +178,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
         inFlight: { tickets: service.openTickets, saves: service.operations.saves, restores: service.operations.restores },
         lookups: { answeredAhead: service.ahead.answered, mismatched: service.ahead.mismatched },
         ticketActors: service.ticketActors,
+        ticketWorkerThread: service.ticketWorkerThread,
         hits: { dram: c.hitsDram, ssd: c.hitsSsd, misses: c.checksumMisses, ratio: { dram: total ? c.hitsDram / total : 0, ssd: total ? c.hitsSsd / total : 0 } },
         recovery: ssd ? ssd.index.recovery : null,
         connections: { open: sockets.size, max: maxConnections, unsentBytes: [...sockets].reduce((n, x) => n + x.writableLength, 0) },
@@ -259,7 +262,7 @@ export async function startManager(o: ManagerOptions): Promise<RunningManager> {
     // Each variable as the process was started with it (an operator's own value counts).
     const unset = Object.keys(MANAGER_ENV).filter((name) => process.env[name] === undefined);
     if (unset.length > 0) o.logger.warn('manager-env-missing', { unset, fix: `start the Manager with ${Object.entries(MANAGER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} in its environment (the orbitkv command does)` });
-    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured, v8ExternalBytes: adjustExternalMemory(0), mallocArenaMax: process.env['MALLOC_ARENA_MAX'] ?? null, ticketActors: service.ticketActors, busyPollUs: o.busyPollUs ?? 0 });
+    o.logger.info('serving', { socket: o.socketPath, blockBytes: o.blockBytes, dramSlots, ssdSlots: ssd?.slots ?? 0, ssdBackend: ssd?.backend ?? null, recovered: ssd?.index.recovery ?? null, metrics: address ? `${address.address}:${address.port}` : null, youngGenerationBytes: young.newSpaceBytes, youngGenerationConfigured: young.configured, v8ExternalBytes: adjustExternalMemory(0), mallocArenaMax: process.env['MALLOC_ARENA_MAX'] ?? null, ticketActors: service.ticketActors, ticketWorkerThread: service.ticketWorkerThread, busyPollUs: o.busyPollUs ?? 0 });
     let stopping: Promise<void> | null = null;
     return {
       socketPath: o.socketPath,

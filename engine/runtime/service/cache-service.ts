@@ -111,6 +111,11 @@ export class CacheService {
     return this.runner.where;
   }
 
+  /** The ticket worker's thread id in the kernel (null in-process), for the serving log line and status. */
+  get ticketWorkerThread(): number | null {
+    return this.runner.workerThread;
+  }
+
   /** Ticket actors alive (serving or idle), for the status and the bench. */
   get xstate(): { actors: number } {
     return { actors: this.runner.actors };

@@ -42,6 +42,8 @@ export interface TicketRunner {
   readonly ready: Promise<void>;
   /** Why tickets cannot be served (the worker kept failing), or null. */
   readonly failed: string | null;
+  /** The ticket worker's thread id in the kernel (null in-process, before it runs, or where none can be read). */
+  readonly workerThread: number | null;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ export class MainTickets implements TicketRunner {
   readonly queued = false;
   readonly ready = Promise.resolve();
   readonly failed = null;
+  readonly workerThread = null;
   /** Every ticket actor's deadlines and lease expiries: one heap behind one Node timer (bounded: one per actor). */
   readonly clock: TicketClock;
   private readonly idle: ActorSlot[] = [];
@@ -173,6 +176,10 @@ export class WorkerTickets implements TicketRunner {
 
   get ready(): Promise<void> {
     return this.worker.ready;
+  }
+
+  get workerThread(): number | null {
+    return this.worker.kernelThreadId;
   }
 
   get actors(): number {
