@@ -25,8 +25,9 @@ export const TICKET_EVENT_KIND = {
 /**
  * Or'ed into an event's kind: nobody waits for what the event makes the actor do (a lookup answered
  * ahead, a release not answered). The worker takes it at the end of its nap (see NAP_MS), or,
- * asleep, is woken for it within a millisecond, rather than at once, and its reports do not wake main, which drains them when it next serves a lookup; a worker
- * that goes QUIET_REPORT_MS without an event while such reports wait wakes main for them. So the
+ * asleep, is woken for it within a millisecond, rather than at once, and its reports do not wake
+ * main, which drains them when it next serves a lookup; a worker that goes QUIET_REPORT_MS without
+ * an event while such reports wait wakes main for them (at the end of the nap that passes it). So the
  * lookup path costs main no message and the worker no wake per event while lookups keep coming.
  */
 export const TICKET_QUIET = 0x100;
