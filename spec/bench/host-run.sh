@@ -7,7 +7,8 @@
 # adds spec/bench/io/seq-write-ab.ts (does the data written move the disk's sequential write rate).
 # HOST_LOOKUP_SERVE lists `orbitkv serve` options for the lookup rows' Manager, variants apart by
 # '|' (default one variant, none; "|--busy-poll-us 2000" runs each order without, then with it); a
-# variant "node:FLAGS" starts that Manager with node FLAGS instead (ORBITKV_BENCH_MANAGER_FLAGS).
+# variant "node:FLAGS" starts that Manager with node FLAGS instead (ORBITKV_BENCH_MANAGER_FLAGS), and
+# "env:NAME=VALUE ..." runs that bench with those variables (e.g. "|env:ORBITKV_BENCH_RELEASE=next|env:ORBITKV_BENCH_PACE=sleep").
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 b=$PWD/.gpu-bundle
@@ -34,9 +35,10 @@ if [[ $benches == *" lookup "* ]]; then
       [[ ${#serves[@]} -eq 0 ]] && serves=("")
       for serve in "${serves[@]}"; do
         echo "== run $i, order $order, serve '$serve', $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/runtime-lookup.txt"
-        flags=""
+        flags=""; vars=()
         if [[ $serve == node:* ]]; then flags=${serve#node:}; serve=""; fi
-        ORBITKV_BENCH_MANAGER_FLAGS=$flags ORBITKV_BENCH_SERVE_ARGS=$serve ORBITKV_BENCH_LOOKUP_ORDER=$order ORBITKV_BENCH_RUNTIME_ROWS=lookup node "$b/bench/runtime.bench.mjs" 2>&1 | tee -a "$out/runtime-lookup.txt"
+        if [[ $serve == env:* ]]; then read -r -a vars <<< "${serve#env:}"; serve=""; fi
+        env "${vars[@]}" ORBITKV_BENCH_MANAGER_FLAGS="$flags" ORBITKV_BENCH_SERVE_ARGS="$serve" ORBITKV_BENCH_LOOKUP_ORDER="$order" ORBITKV_BENCH_RUNTIME_ROWS=lookup node "$b/bench/runtime.bench.mjs" 2>&1 | tee -a "$out/runtime-lookup.txt"
       done
     done
   done
