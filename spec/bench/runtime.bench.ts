@@ -183,6 +183,10 @@ def cpu():
         if tid == str(manager):
             main = ns_
     return main, total
+# ORBITKV_BENCH_PY_CPU: the client on that CPU only (with the bench, and so the Manager, kept off it
+# by taskset: whether the kernel runs the Manager on the client's core moves the round trip).
+if os.environ.get("ORBITKV_BENCH_PY_CPU"):
+    os.sched_setaffinity(0, {int(os.environ["ORBITKV_BENCH_PY_CPU"])})
 c = okv.Connection(sock, spin=wait == "spin")
 c.hello(profile, client="bench")
 # 16 block hashes as vLLM's connector sends them: SHA-256 digests as 64 hex digits (hash_text).
