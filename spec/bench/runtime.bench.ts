@@ -153,7 +153,8 @@ if (ORDER !== 'interleaved' && ORDER !== 'phases') throw new Error(`ORBITKV_BENC
  * ORBITKV_BENCH_RELEASE: eager (the default) sends each lookup's binary RELEASE as soon as its
  * reply is read, as the shipped client's release() does; next holds it and writes it with the next
  * lookup's request, in one send (an experiment: what the release's own wakeup of the Manager costs
- * the lookups; the Manager then reads both frames at once and serves the release first).
+ * the lookups; the Manager then reads both frames at once and, its ticket table having room,
+ * serves the lookup first and the release after it: server/connection.ts, releasesLast).
  */
 const RELEASE = process.env['ORBITKV_BENCH_RELEASE'] ?? 'eager';
 if (RELEASE !== 'eager' && RELEASE !== 'next') throw new Error(`ORBITKV_BENCH_RELEASE must be eager or next, got ${RELEASE}`);
@@ -164,11 +165,18 @@ if (RELEASE !== 'eager' && RELEASE !== 'next') throw new Error(`ORBITKV_BENCH_RE
  */
 const PACE = process.env['ORBITKV_BENCH_PACE'] ?? 'spin';
 if (PACE !== 'spin' && PACE !== 'sleep') throw new Error(`ORBITKV_BENCH_PACE must be spin or sleep, got ${PACE}`);
+/**
+ * ORBITKV_BENCH_PY_CPU=N: the client runs on CPU N only (run the bench under taskset to keep the
+ * Manager off it): whether the kernel runs the Manager on the client's core moves the round trip
+ * (spec/bench/results/runtime-lookup-colocation-dev-vm.txt). Unset: wherever the kernel puts it.
+ */
+const PY_CPU = process.env['ORBITKV_BENCH_PY_CPU'] ?? '';
+if (PY_CPU !== '' && !/^\d+$/.test(PY_CPU)) throw new Error(`ORBITKV_BENCH_PY_CPU must be a CPU number, got ${PY_CPU}`);
 const PY = String.raw`
 import hashlib, json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 import orbitkv_client as okv
-sock, profile, ns, rate, seconds, wait, trace, manager, order, release, pace = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7], sys.argv[8], int(sys.argv[9]), sys.argv[10], sys.argv[11], sys.argv[12]
+sock, profile, ns, rate, seconds, wait, trace, manager, order, release, pace, py_cpu = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7], sys.argv[8], int(sys.argv[9]), sys.argv[10], sys.argv[11], sys.argv[12], sys.argv[13]
 BLOCK_S = ${(2 * NAP_WHILE_MS) / 1000}
 def cpu():
     # The Manager's CPU time in ns (schedstat), its main thread's and all its threads' together.
@@ -183,10 +191,9 @@ def cpu():
         if tid == str(manager):
             main = ns_
     return main, total
-# ORBITKV_BENCH_PY_CPU: the client on that CPU only (with the bench, and so the Manager, kept off it
-# by taskset: whether the kernel runs the Manager on the client's core moves the round trip).
-if os.environ.get("ORBITKV_BENCH_PY_CPU"):
-    os.sched_setaffinity(0, {int(os.environ["ORBITKV_BENCH_PY_CPU"])})
+# ORBITKV_BENCH_PY_CPU: the client on that CPU only.
+if py_cpu:
+    os.sched_setaffinity(0, {int(py_cpu)})
 c = okv.Connection(sock, spin=wait == "spin")
 c.hello(profile, client="bench")
 # 16 block hashes as vLLM's connector sends them: SHA-256 digests as 64 hex digits (hash_text).
@@ -296,11 +303,11 @@ async function pythonLookupRows(manager: ChildProcess): Promise<void> {
   const rates = (process.env['ORBITKV_BENCH_LOOKUP_RATES'] ?? '1000,10000').split(',').map(Number);
   if (!rates.every((r) => Number.isInteger(r) && r > 0)) throw new Error(`ORBITKV_BENCH_LOOKUP_RATES is comma-separated positive integers (e.g. 1000,10000), got ${process.env['ORBITKV_BENCH_LOOKUP_RATES']}`);
   for (const rate of rates) {
-    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT, process.env['ORBITKV_BENCH_LOOKUP_TRACE'] ?? '', String(manager.pid), ORDER, RELEASE, PACE], { encoding: 'utf8' });
+    const r = spawnSync('python3', ['-I', '-c', PY, dir, socket, JSON.stringify(PROFILE), JSON.stringify(NS), String(rate), String(LOOKUP_S), WAIT, process.env['ORBITKV_BENCH_LOOKUP_TRACE'] ?? '', String(manager.pid), ORDER, RELEASE, PACE, PY_CPU], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr || r.stdout);
     const out = JSON.parse(r.stdout) as Record<'echo' | 'lookup' | 'echobody', { p50: number; p99: number; rate: number; cpuMain: number; cpuAll: number }>;
     for (const q of ['p50', 'p99'] as const) {
-      results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by ${PACE === 'sleep' ? 'sleeping, then spinning' : 'spinning'}, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'}${ORDER === 'interleaved' ? `, interleaved with the echo in ${2 * NAP_WHILE_MS} ms blocks` : ', in phases'}${RELEASE === 'next' ? ', each release sent with the next lookup' : ''}${SERVE_ARGS.length > 0 ? `; serve ${SERVE_ARGS.join(' ')}` : ''}${EXTRA_FLAGS.length > 0 ? `; node ${EXTRA_FLAGS.join(' ')}` : ''})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
+      results.push({ name: `python lookup ${q} at ${rate}/s (achieved ${out.lookup.rate.toFixed(0)}/s; paced by ${PACE === 'sleep' ? 'sleeping, then spinning' : 'spinning'}, replies awaited by ${WAIT === 'spin' ? 'spinning' : 'sleeping in recv'}${ORDER === 'interleaved' ? `, interleaved with the echo in ${2 * NAP_WHILE_MS} ms blocks` : ', in phases'}${RELEASE === 'next' ? ', each release sent with the next lookup' : ''}${PY_CPU !== '' ? `, client on CPU ${PY_CPU}` : ''}${SERVE_ARGS.length > 0 ? `; serve ${SERVE_ARGS.join(' ')}` : ''}${EXTRA_FLAGS.length > 0 ? `; node ${EXTRA_FLAGS.join(' ')}` : ''})`, unit: 'µs', ours: out.lookup[q], peer: out.echo[q], peerName: 'bare echo, same socket+framing+wait', ratio: costRatio(out.lookup[q], out.echo[q]), target: q === 'p50' ? '< 100 µs, ≥ 0.5' : '≥ 0.5' });
     }
     // Where the lookup's time goes, for the account (not the target's peer): the same echo carrying
     // the lookup's own request bytes, encoded by Python per call as the lookup's are.
