@@ -35,9 +35,9 @@ export const BREAKS: Record<string, () => void> = {
   /** The lookup deadline is ignored: a pending ticket never times out. */
   'no-timeout': () => {
     const lookup = CacheService.prototype.lookup;
-    CacheService.prototype.lookup = function (this: Any, session: Any, req: Any) {
-      return lookup.call(this, session, { ...req, deadlineMs: 2 ** 30 });
-    };
+    CacheService.prototype.lookup = function (this: Any, session: Any, req: Any, early?: Any) {
+      return lookup.call(this, session, { ...req, deadlineMs: 2 ** 30 }, early);
+    } as Any;
   },
   /** CANCEL is acknowledged but never reaches the ticket. */
   'cancel-ignored': () => {
@@ -48,11 +48,11 @@ export const BREAKS: Record<string, () => void> = {
   /** A ready result's lease never expires. */
   'no-expiry': () => {
     const lookup = CacheService.prototype.lookup;
-    CacheService.prototype.lookup = function (this: Any, session: Any, req: Any) {
+    CacheService.prototype.lookup = function (this: Any, session: Any, req: Any, early?: Any) {
       // The lease every in-process ticket actor is made with.
       this.runner.leaseMs = 2 ** 30;
-      return lookup.call(this, session, req);
-    };
+      return lookup.call(this, session, req, early);
+    } as Any;
     // The lease the ticket worker's actors are made with (given to the worker as it starts).
     const start = (WorkerTickets.prototype as Any).start;
     (WorkerTickets.prototype as Any).start = function (this: Any) {

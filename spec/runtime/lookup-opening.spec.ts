@@ -128,6 +128,45 @@ describe('runtime/service: a lookup answered ahead of its actor', () => {
     assert.equal(service.records.list({ request: 'quick' })[0]!.state, 'released');
   });
 
+  it('with an early answer, the reply goes out before the ticket is filed, and the same call files it (record, tables, leases) before it returns', async () => {
+    for (const where of ['main', 'worker'] as const) {
+      const cache = new BlockCache(new DramArena(4096, 16), null);
+      for (const h of ['a', 'b']) await cache.stage(BlockCache.key(NS_ID, h), async () => undefined);
+      const service = new CacheService(cache, { leaseMs: 60_000, maxTickets: 64, records: 64, ticketActors: where }, null, quiet);
+      await service.ready;
+      const session = new Session(1, 'spec', { engine: 'vllm', version: 'x' });
+      const seen: { state: string; boundary: number | null; tiers: unknown; filed: boolean; pinned: number; records: number }[] = [];
+      const returned = service.lookup(session, { namespace: NS, hashes: ['a', 'b', 'c'], request: 'early', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never, (r) => {
+        seen.push({ state: r.state, boundary: r.boundary, tiers: r.tiers, filed: session.tickets.has(r.ticket), pinned: cache.usage().pinned, records: service.records.list({ request: 'early' }).length });
+        // The grant a ready ticket's reply carries is the one its session then admits.
+        assert.equal(session.tickets.grantAhead(r.ticket), session.tickets.grantAhead(r.ticket));
+      });
+      assert.equal(returned, null, `${where}: answered through the early callback`);
+      assert.deepEqual([...seen], [{ state: 'ready', boundary: 2, tiers: { dram: 2, ssd: 0 }, filed: false, pinned: 0, records: 0 }], `${where}: the reply before the bookkeeping`);
+      const [record] = service.records.list({ request: 'early' });
+      assert.equal(record!.state, 'ready', `${where}: the history says what the client was told`);
+      assert.equal(cache.usage().pinned, 2, `${where}: its leases taken in the same call`);
+      assert.equal(service.openTickets, 1);
+      const id = record!.ticket;
+      assert.ok(session.tickets.has(id));
+      const grant = session.tickets.grant(id)!;
+      assert.ok(session.tickets.admits(id, grant), `${where}: the early grant is the ticket's`);
+      const released = await service.release(session, id);
+      assert.equal(released, 'released');
+      assert.equal(cache.usage().pinned, 0);
+      // A miss is answered early too; a lookup that must wait (ranks) is not.
+      const miss = service.lookup(session, { namespace: NS, hashes: ['z'], request: 'early-miss', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never, (r) => {
+        seen.push({ state: r.state, boundary: r.boundary, tiers: r.tiers, filed: session.tickets.has(r.ticket), pinned: 0, records: 0 });
+      });
+      assert.equal(miss, null);
+      assert.equal(seen[1]!.state, 'miss');
+      const ranked = service.lookup(session, { namespace: NS, hashes: ['a'], request: 'ranked', rank: 0, worldSize: 2, deadlineMs: 10_000 } as never, () => assert.fail('a pending lookup is not answered early'));
+      assert.ok(ranked instanceof Promise);
+      await session.close();
+      await service.close();
+    }
+  });
+
   it('the session closing before the hand-off cancels the ticket through its actor (no lease left)', async () => {
     const { cache, service, session, ask } = await setup();
     ask(['a'], 'closing');

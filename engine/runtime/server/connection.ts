@@ -146,11 +146,16 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
   /** Writes a lookup's answer; a ready ticket carries a grant (another session of this uid may restore it with it). */
   const answerLookup = (s: Session, requestId: number, r: LookupReply, result: LookupResult) => result(requestId, r, r.state === 'ready' ? s.tickets.grant(r.ticket) : null);
 
-  /** A lookup in either encoding: answered through `result` (JSON or binary), a pending one named first. */
+  /**
+   * A lookup in either encoding: answered through `result` (JSON or binary), a pending one named
+   * first. A ticket that settles as it opens is answered in this turn, before the service's
+   * bookkeeping of it (see CacheService.lookup): the reply's write is the first thing done once
+   * the probe has decided it.
+   */
   const serveLookup = (s: Session, requestId: number, asked: LookupRequest, result: LookupResult, detach: () => void): void | Promise<void> => {
     s.tickets.lastAdded = null;
-    const answer = ctx.service.lookup(s, asked);
-    // A ticket that settled at once is answered in this turn (no promise, no closure).
+    const answer = ctx.service.lookup(s, asked, (r) => result(requestId, r, r.state === 'ready' ? s.tickets.grantAhead(r.ticket) : null));
+    if (answer === null) return;
     if (!(answer instanceof Promise)) return answerLookup(s, requestId, answer, result);
     return servePending(s, requestId, answer, s.tickets.lastAdded, result, detach);
   };

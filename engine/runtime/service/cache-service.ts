@@ -5,7 +5,7 @@
  */
 import type { Counter } from 'prom-client';
 import { createActor } from 'xstate';
-import { BlockCache, namespaceId, type Tier } from '../catalog/index.js';
+import { BlockCache, namespaceId, type Probe, type Tier } from '../catalog/index.js';
 import { IdTable } from '../collections/index.js';
 import { OpeningTable, RankAgreement, restoreMachine, saveMachine, type BlockResult, type RestoreJob, type TicketEvent, type TicketState } from '../lifecycles/index.js';
 import type { Logger } from '../log/index.js';
@@ -15,7 +15,7 @@ import { RequestRing } from '../records/index.js';
 import type { Session } from '../session/index.js';
 import { FLAG } from '../pages/index.js';
 import { KeyMemo } from './key-memo.js';
-import { OpenTicket, type LookupReply, type TicketHost } from './open-ticket.js';
+import { OpenTicket, type LookupReply, type TicketHost, type TicketSlot } from './open-ticket.js';
 import { MainTickets, WorkerTickets, type TicketActors, type TicketRunner } from './ticket-runner.js';
 
 export type { LookupReply } from './open-ticket.js';
@@ -154,8 +154,16 @@ export class CacheService {
    * Opens a ticket; answers when it leaves pending (ready, miss, timed out or cancelled): at
    * once, without a promise, when it left pending while it opened (a settled single rank, the
    * common case: the server replies in the same turn), else with a promise.
+   *
+   * With `early`, a ticket answered at once is answered through it, before the ticket's
+   * bookkeeping (its record, its tables, its leases, its actor's OPEN), which follows in the same
+   * call (no other request is served in between, so nothing sees the reply before the leases it
+   * promises); the call then returns null. The reply leaves as soon as the probe has decided it:
+   * where the Manager runs on a core of its own, the client's wait ends there.
    */
-  lookup(session: Session, req: LookupRequest): LookupReply | Promise<LookupReply> {
+  lookup(session: Session, req: LookupRequest): LookupReply | Promise<LookupReply>;
+  lookup(session: Session, req: LookupRequest, early: (reply: LookupReply) => void): LookupReply | Promise<LookupReply> | null;
+  lookup(session: Session, req: LookupRequest, early?: (reply: LookupReply) => void): LookupReply | Promise<LookupReply> | null {
     if (session.closed) throw new RequestError('session-closed', 'the session is closing');
     if (this.runner.failed !== null) throw new RequestError('tickets-unavailable', `${this.runner.failed}; restart the Manager`);
     // What the worker's actors did since the last drain (tickets that ended free their slots and
@@ -169,50 +177,36 @@ export class CacheService {
     const ns = namespaceId(req.namespace);
     const keys = this.keyMemo.chain(ns, req.hashes);
     const id = this.nextTicket++;
-    const record = this.records.open({ ticket: id, request: req.request, rank: req.rank, session: session.id, atMs: Date.now(), namespace: ns, blocks: keys.length, state: 'pending' });
-    const ticket = new OpenTicket(id, session, keys, req.rank, req.request, record, started, this.ticketHost);
     // A single rank whose match is settled now, with no other ticket of its request waiting:
     // its boundary is its own match, exactly what joining and reporting would agree on.
     const first = this.cache.probe(keys);
     const solo = req.worldSize === 1 && !first.pending && !this.agreement.has(req.request);
-    const problem = solo ? null : this.agreement.join(req.request, req.rank, req.worldSize, ticket);
-    if (problem) {
-      // In the history as refused: it never becomes a ticket, so it must not stay "pending".
-      this.records.setState(record, 'refused');
-      throw new RequestError(problem, `request '${req.request}' rank ${req.rank}: ${problem}`);
-    }
-    this.tickets.set(id, ticket);
-    session.tickets.set(id, ticket);
-    const slot = this.runner.take();
-    slot.ticket = ticket;
-    ticket.slot = slot;
-    const take = (probe: typeof first) => {
-      this.cache.pin(probe.blocks);
-      ticket.leased = probe.blocks;
-      ticket.matched = probe.matched;
-      ticket.tiers = probe.tiers;
-      ticket.firstMiss = probe.firstMiss;
-      this.records.setMatch(record, probe.matched, probe.tiers, probe.firstMiss);
-    };
     if (solo) {
-      take(first);
-      const open: TicketEvent = { type: 'OPEN', deadlineMs: req.deadlineMs, agreed: first.matched };
-      // Answered now. An in-process actor takes the OPEN once this turn's replies are written; the
-      // worker's is sent it now (its step runs there).
+      const slot = this.runner.take();
+      // Where the OPEN takes the slot's actor: a ticket it settles is answered now.
       const to = this.openings.targetOf(slot.state, first.matched);
       if (to === 'ready' || to === 'miss') {
-        this.ahead.answered++;
-        const reply = ticket.answerAhead(to, to === 'ready' ? first.matched : 0, open);
-        if (this.runner.queued) ticket.open();
-        else {
-          if (this.toOpen.length === 0) queueMicrotask(this.openAll);
-          this.toOpen.push(ticket);
-        }
-        return reply;
+        const reply: LookupReply = { ticket: id, state: to, boundary: to === 'ready' ? first.matched : 0, matched: first.matched, tiers: first.tiers };
+        if (early === undefined) return this.openAhead(session, req, id, ns, keys, first, slot, to, reply, started);
+        early(reply);
+        this.openAhead(session, req, id, ns, keys, first, slot, to, reply, started);
+        return null;
       }
-      slot.send(open);
+      const ticket = this.openTicket(session, req, id, ns, keys, started);
+      this.seat(ticket, slot);
+      this.take(ticket, first);
+      slot.send({ type: 'OPEN', deadlineMs: req.deadlineMs, agreed: first.matched });
       return ticket.reply();
     }
+    const ticket = this.openTicket(session, req, id, ns, keys, started);
+    const problem = this.agreement.join(req.request, req.rank, req.worldSize, ticket);
+    if (problem) {
+      // In the history as refused: it never becomes a ticket, so it must not stay "pending".
+      this.records.setState(ticket.record, 'refused');
+      throw new RequestError(problem, `request '${req.request}' rank ${req.rank}: ${problem}`);
+    }
+    const slot = this.runner.take();
+    this.seat(ticket, slot);
     slot.send({ type: 'OPEN', deadlineMs: req.deadlineMs });
     const evaluate = () => {
       if (ticket.state !== 'pending' || ticket.ending) return;
@@ -225,11 +219,54 @@ export class CacheService {
       }
       ticket.stopListening?.();
       ticket.stopListening = null;
-      take(probe);
+      this.take(ticket, probe);
       this.agreement.report(req.request, req.rank, probe.matched);
     };
     evaluate();
     return ticket.reply();
+  }
+
+  /** A new ticket and its record in the history (pending). */
+  private openTicket(session: Session, req: LookupRequest, id: number, ns: string, keys: readonly string[], started: number): OpenTicket {
+    const record = this.records.open({ ticket: id, request: req.request, rank: req.rank, session: session.id, atMs: Date.now(), namespace: ns, blocks: keys.length, state: 'pending' });
+    return new OpenTicket(id, session, keys, req.rank, req.request, record, started, this.ticketHost);
+  }
+
+  /** The ticket in the service's and its session's tables, served by `slot`'s actor. */
+  private seat(ticket: OpenTicket, slot: TicketSlot): void {
+    this.tickets.set(ticket.id, ticket);
+    ticket.session.tickets.set(ticket.id, ticket);
+    slot.ticket = ticket;
+    ticket.slot = slot;
+  }
+
+  /** The ticket leases what `probe` matched, and its record says so. */
+  private take(ticket: OpenTicket, probe: Probe): void {
+    this.cache.pin(probe.blocks);
+    ticket.leased = probe.blocks;
+    ticket.matched = probe.matched;
+    ticket.tiers = probe.tiers;
+    ticket.firstMiss = probe.firstMiss;
+    this.records.setMatch(ticket.record, probe.matched, probe.tiers, probe.firstMiss);
+  }
+
+  /**
+   * A solo ticket answered `reply` (ready or miss, where the OPEN takes its actor): opened, seated,
+   * leased, and its actor handed the OPEN (the worker's now, an in-process one once this turn's
+   * replies are written).
+   */
+  private openAhead(session: Session, req: LookupRequest, id: number, ns: string, keys: readonly string[], first: Probe, slot: TicketSlot, to: 'ready' | 'miss', reply: LookupReply, started: number): LookupReply {
+    const ticket = this.openTicket(session, req, id, ns, keys, started);
+    this.seat(ticket, slot);
+    this.take(ticket, first);
+    this.ahead.answered++;
+    ticket.answerAhead(to, reply, { type: 'OPEN', deadlineMs: req.deadlineMs, agreed: first.matched });
+    if (this.runner.queued) ticket.open();
+    else {
+      if (this.toOpen.length === 0) queueMicrotask(this.openAll);
+      this.toOpen.push(ticket);
+    }
+    return reply;
   }
 
   /** Hands every ticket answered ahead its OPEN (a microtask after the turn that answered them). */

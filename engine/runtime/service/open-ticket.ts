@@ -186,10 +186,11 @@ export class OpenTicket implements SessionTicket, RankMember {
    * first) hands the actor the OPEN. The history and the metrics are filled from the actor's
    * step, as for every ticket.
    */
-  answerAhead(state: 'ready' | 'miss', boundary: number, opening: TicketEvent): LookupReply {
+  answerAhead(state: 'ready' | 'miss', reply: LookupReply, opening: TicketEvent): LookupReply {
     this.opening = opening;
+    const boundary = reply.boundary ?? 0;
     this.boundary = boundary;
-    const reply = this.answerAs(state);
+    this.answerAs(state, reply);
     // The history says what the client was told (the actor's step writes the same, or corrects it).
     const records = this.host.records;
     records.setState(this.record, state);
@@ -275,11 +276,11 @@ export class OpenTicket implements SessionTicket, RankMember {
     this.observe('cancelled');
   }
 
-  /** The reply for a ticket that has left pending as `state` (its latency taken now). */
-  private answerAs(state: TicketState): LookupReply {
+  /** The reply for a ticket that has left pending as `state` (its latency taken now); `given`, one already made of the same fields. */
+  private answerAs(state: TicketState, given?: LookupReply): LookupReply {
     if (ENDED.has(state)) this.markEnding(false);
     this.latencyUs = (performance.now() - this.started) * 1e3;
-    return (this.answer = { ticket: this.id, state, boundary: state === 'miss' ? 0 : this.boundary, matched: this.matched, tiers: this.tiers });
+    return (this.answer = given ?? { ticket: this.id, state, boundary: state === 'miss' ? 0 : this.boundary, matched: this.matched, tiers: this.tiers });
   }
 
   /** Each snapshot of the actor while it serves this ticket. */

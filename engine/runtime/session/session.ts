@@ -60,6 +60,16 @@ export class TicketTable {
     return g;
   }
 
+  /**
+   * A grant for ticket `id` that the caller adds to this table in the same turn (a lookup answered
+   * before its ticket is filed: CacheService.lookup). Dropped with the ticket, as every grant.
+   */
+  grantAhead(id: number): string {
+    let g = this.grants.get(id);
+    if (g === undefined) this.grants.set(id, (g = grants.next()));
+    return g;
+  }
+
   /** Whether `grant` is the ticket's (constant time). */
   admits(id: number, grant: string): boolean {
     const g = this.grants.get(id);
