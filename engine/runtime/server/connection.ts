@@ -10,9 +10,9 @@ import { decideHandshake, type RejectionChecks } from '../handshake/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { PageFile, registrationBytes } from '../pages/index.js';
-import { ChainMemo, FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, NamespaceMemo, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, decodeReleaseRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
+import { ChainMemo, FrameDecoder, HEADER_BYTES, LOOKUP_REPLY_BYTES, LOOKUP_REPLY_GRANT_AT, NamespaceMemo, OPCODE, OPCODE_NAMES, PROTOCOL_VERSION, checks, decodeLookupRequest, decodeReleaseRequest, encodeFrame, encodeTextFrame, jsonPayload, parsePayload, writeFrameHeader, writeLookupReply, type Frame, type LookupRequest } from '../protocol/index.js';
 import { CacheService, RequestError, type LookupReply } from '../service/index.js';
-import { Session } from '../session/index.js';
+import { Session, type TicketTable } from '../session/index.js';
 import { adoptReadBuffer } from './read-buffer.js';
 
 export interface ConnectionContext {
@@ -38,8 +38,11 @@ export interface ConnectionContext {
 /** Most pending lookups of one connection that do not count against its in-flight bound. */
 const MAX_DETACHED = 256;
 
-/** How a lookup's answer is written (JSON or binary), with the grant of a ready ticket. */
-type LookupResult = (requestId: number, r: LookupReply, grant: string | null) => void;
+/**
+ * How a lookup's answer is written (JSON or binary); a ready ticket's carries its grant from
+ * `grants`, its session's table (`ahead`: the ticket is filed there later in this turn).
+ */
+type LookupResult = (requestId: number, r: LookupReply, grants: TicketTable | null, ahead: boolean) => void;
 
 const coded = <K extends CatalogueKey>(key: K, ...args: ArgsOf<K>) => {
   const d = diagnose(key, {}, ...args);
@@ -133,18 +136,23 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
     socket.destroySoon?.();
   };
 
-  const jsonResult = (requestId: number, r: LookupReply, grant: string | null) => send(OPCODE.lookupResult, requestId, grant !== null ? { ...r, grant } : r);
-  // The reply struct straight after the header: one allocation, a few integer writes.
-  const binaryResult = (requestId: number, r: LookupReply, grant: string | null) => {
+  const jsonResult: LookupResult = (requestId, r, grants, ahead) => {
+    const grant = grants === null ? null : ahead ? grants.grantAhead(r.ticket) : grants.grant(r.ticket);
+    send(OPCODE.lookupResult, requestId, grant !== null ? { ...r, grant } : r);
+  };
+  // The reply struct straight after the header: one allocation, a few integer writes, the grant's
+  // bytes copied in (no call into Node's C++ before the write).
+  const binaryResult: LookupResult = (requestId, r, grants, ahead) => {
     if (socket.destroyed) return;
     const out = Buffer.allocUnsafe(HEADER_BYTES + LOOKUP_REPLY_BYTES);
     writeFrameHeader(out, OPCODE.lookupBinaryResult, requestId, LOOKUP_REPLY_BYTES);
-    writeLookupReply(out, HEADER_BYTES, r, grant ?? undefined);
+    const granted = grants !== null && grants.writeGrant(r.ticket, out, HEADER_BYTES + LOOKUP_REPLY_GRANT_AT, ahead);
+    writeLookupReply(out, HEADER_BYTES, r, granted || undefined);
     socket.write(out);
   };
 
   /** Writes a lookup's answer; a ready ticket carries a grant (another session of this uid may restore it with it). */
-  const answerLookup = (s: Session, requestId: number, r: LookupReply, result: LookupResult) => result(requestId, r, r.state === 'ready' ? s.tickets.grant(r.ticket) : null);
+  const answerLookup = (s: Session, requestId: number, r: LookupReply, result: LookupResult) => result(requestId, r, r.state === 'ready' ? s.tickets : null, false);
 
   /**
    * A lookup in either encoding: answered through `result` (JSON or binary), a pending one named
@@ -154,7 +162,7 @@ export function serveConnection(socket: Socket, ctx: ConnectionContext, peer: { 
    */
   const serveLookup = (s: Session, requestId: number, asked: LookupRequest, result: LookupResult, detach: () => void): void | Promise<void> => {
     s.tickets.lastAdded = null;
-    const answer = ctx.service.lookup(s, asked, (r) => result(requestId, r, r.state === 'ready' ? s.tickets.grantAhead(r.ticket) : null));
+    const answer = ctx.service.lookup(s, asked, (r) => result(requestId, r, r.state === 'ready' ? s.tickets : null, true));
     if (answer === null) return;
     if (!(answer instanceof Promise)) return answerLookup(s, requestId, answer, result);
     return servePending(s, requestId, answer, s.tickets.lastAdded, result, detach);

@@ -1,2 +1,2 @@
 export { Session, TicketTable, type SessionTicket } from './session.js';
-export { GrantSource } from './grant-source.js';
+export { GRANT_BYTES, GrantSource, grantHex, grantKey, writeGrant } from './grant-source.js';

@@ -3,11 +3,11 @@
  * operations in flight. Closing a session cancels its tickets, drains its I/O and only then
  * gives back its leases and unmaps its pages.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { closeSync } from 'node:fs';
 import { IdTable } from '../collections/index.js';
 import type { PageFile } from '../pages/index.js';
-import { grants } from './grant-source.js';
+import { grantHex, grantKey, grants, writeGrant } from './grant-source.js';
 
 export interface SessionTicket {
   cancel(): void;
@@ -52,12 +52,17 @@ export class TicketTable {
     return this.tickets.values();
   }
 
-  /** A grant for a ticket of this table (one per ticket). */
-  grant(id: number): string | null {
-    if (!this.tickets.has(id)) return null;
+  /** Ticket `id`'s grant key, made now if it has none (the caller knows the ticket is, or is about to be, in this table). */
+  private grantKeyOf(id: number, out?: Uint8Array, at?: number): string {
     let g = this.grants.get(id);
-    if (g === undefined) this.grants.set(id, (g = grants.next()));
+    if (g === undefined) this.grants.set(id, (g = grants.take(out, at)));
+    else if (out !== undefined) writeGrant(g, out, at!);
     return g;
+  }
+
+  /** A grant for a ticket of this table (one per ticket), as 32 hex digits; null for a ticket it does not hold. */
+  grant(id: number): string | null {
+    return this.tickets.has(id) ? grantHex(this.grantKeyOf(id)) : null;
   }
 
   /**
@@ -65,15 +70,28 @@ export class TicketTable {
    * before its ticket is filed: CacheService.lookup). Dropped with the ticket, as every grant.
    */
   grantAhead(id: number): string {
-    let g = this.grants.get(id);
-    if (g === undefined) this.grants.set(id, (g = grants.next()));
-    return g;
+    return grantHex(this.grantKeyOf(id));
   }
 
-  /** Whether `grant` is the ticket's (constant time). */
+  /**
+   * Writes ticket `id`'s grant (its 16 bytes, made now if it has none) into `out` at `at`, as a
+   * binary LOOKUP reply carries it; false, writing nothing, for a ticket the table does not hold,
+   * unless `ahead` (it is added in this same turn, as for `grantAhead`).
+   */
+  writeGrant(id: number, out: Uint8Array, at: number, ahead = false): boolean {
+    if (!ahead && !this.tickets.has(id)) return false;
+    this.grantKeyOf(id, out, at);
+    return true;
+  }
+
+  /** Whether `grant` (32 hex digits) is the ticket's (every digit compared, however early one differs). */
   admits(id: number, grant: string): boolean {
     const g = this.grants.get(id);
-    return g !== undefined && g.length === grant.length && timingSafeEqual(Buffer.from(g), Buffer.from(grant));
+    const key = grantKey(grant);
+    if (g === undefined || key === null) return false;
+    let diff = 0;
+    for (let i = 0; i < g.length; i++) diff |= g.charCodeAt(i) ^ key.charCodeAt(i);
+    return diff === 0;
   }
 }
 
