@@ -167,6 +167,19 @@ describe('runtime/service: a lookup answered ahead of its actor', () => {
     }
   });
 
+  it('a reply whose write throws still leaves its ticket filed, and the session closing gives back its leases and its actor', async () => {
+    const { cache, service, session } = await setup();
+    const req = { namespace: NS, hashes: ['a', 'b'], request: 'throws', rank: 0, worldSize: 1, deadlineMs: 10_000 } as never;
+    assert.throws(() => service.lookup(session, req, () => {
+      throw new TypeError('write defect');
+    }), /write defect/);
+    assert.equal(service.openTickets, 1, 'filed though the reply failed');
+    assert.equal(cache.usage().pinned, 2);
+    await session.close();
+    assert.equal(cache.usage().pinned, 0);
+    assert.equal(service.openTickets, 0);
+  });
+
   it('the session closing before the hand-off cancels the ticket through its actor (no lease left)', async () => {
     const { cache, service, session, ask } = await setup();
     ask(['a'], 'closing');

@@ -188,8 +188,12 @@ export class CacheService {
       if (to === 'ready' || to === 'miss') {
         const reply: LookupReply = { ticket: id, state: to, boundary: to === 'ready' ? first.matched : 0, matched: first.matched, tiers: first.tiers };
         if (early === undefined) return this.openAhead(session, req, id, ns, keys, first, slot, to, reply, started);
-        early(reply);
-        this.openAhead(session, req, id, ns, keys, first, slot, to, reply, started);
+        // Filed even if writing the reply threw: the ticket then ends with its session, its slot and leases given back.
+        try {
+          early(reply);
+        } finally {
+          this.openAhead(session, req, id, ns, keys, first, slot, to, reply, started);
+        }
         return null;
       }
       const ticket = this.openTicket(session, req, id, ns, keys, started);
