@@ -228,8 +228,12 @@ describe('runtime/service: the ticket actors on the ticket worker (serve --ticke
     assert.equal(cache.usage().pinned, 2, 'the restore holds the leases');
     held.landing.shift()!();
     assert.deepEqual(await restoring, { state: 'done', blocks: ['restored', 'restored'] });
-    await within(() => open() === 0, 'consumed reported');
-    assert.equal(record('restore').state, 'consumed');
+    // As the restore answers, before the worker reports the CONSUMED: the leases are back and the
+    // ticket is no longer open (what a STATUS right after the answer, or after the session closed, says).
+    assert.equal(cache.usage().pinned, 0, 'the leases go as CONSUMED is sent');
+    assert.equal(service.openTickets, 0, 'no longer open for its client');
+    await assert.rejects(Promise.resolve(service.restore(session, { ticket: r.ticket, pages: [0, 1] })), (e: unknown) => e instanceof RequestError && e.reason === 'unknown-ticket', 'a consumed ticket cannot be named again');
+    await within(() => open() === 0 && record('restore').state === 'consumed', 'consumed reported');
     assert.equal(cache.usage().pinned, 0);
   });
 

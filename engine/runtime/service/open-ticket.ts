@@ -160,11 +160,16 @@ export class OpenTicket implements SessionTicket, RankMember {
     return this.ask(TICKET_EVENT.consume, restoringOrEnded);
   }
 
-  /** The restore has drained: the ticket ends consumed and its leases go. */
+  /**
+   * The restore has drained: the ticket ends consumed and its leases go. They go as CONSUMED is
+   * sent, as for a RELEASE (every path of the actor from `restoring` on CONSUMED gives them all
+   * back), so a STATUS after the restore's answer, or after its session has closed, sees them gone
+   * though the ticket worker has not reported yet; and the ticket can no longer be named.
+   */
   consumed(): void {
+    this.markEnding(true);
     if (!this.orphaned) return this.send(TICKET_EVENT.consumed);
     this.orphaned = false;
-    this.releaseAll();
     this.observe('consumed');
   }
 
