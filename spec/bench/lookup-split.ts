@@ -78,5 +78,3 @@ console.log(`${where} ${mode}: before the reply p50 ${q(before, 0.5).toFixed(2)}
 for (const [name, xs] of Object.entries(parts)) console.log(`  ${name.padEnd(8)} p50 ${q(xs, 0.5).toFixed(2)} µs, mean ${mean(xs).toFixed(2)}`);
 await session.close();
 await service.close();
-// A handle (not looked into) keeps the loop alive after close; this script is done.
-process.exit(0);

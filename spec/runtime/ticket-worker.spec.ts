@@ -226,6 +226,21 @@ describe('runtime/lifecycles/ticket-worker: the lookup-ticket actors on a worker
     assert.throws(() => w.send(0, E.release), /closed/);
   });
 
+  it('close() ends a worker whose report ring is full (a burst main has not drained): it does not wait on reports nobody will read', async () => {
+    const { w, reports } = start(2048);
+    await w.ready;
+    // 2,000 tickets opened agreed and released in one turn: ~4 reports each, more than the report
+    // ring holds, and main drains none of them before it closes (no turn passes).
+    for (let slot = 0; slot < 2000; slot++) {
+      w.send(slot, E.open, 1000, 16);
+      w.send(slot, E.release);
+    }
+    const closed = w.close().then(() => 'closed');
+    const timeout = new Promise<string>((resolve) => setTimeout(() => resolve('still open after 5 s'), 5000).unref());
+    assert.equal(await Promise.race([closed, timeout]), 'closed');
+    assert.equal(reports.length, 0, 'a closing worker reports nothing more');
+  });
+
   it('a worker that dies is reported (onExit), and close() after it resolves', async () => {
     const { w, exits } = start(2);
     w.send(0, 99); // an unknown event kind: a defect, the thread throws

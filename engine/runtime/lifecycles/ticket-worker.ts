@@ -34,6 +34,9 @@ const WORKER_INITIAL_OLD_MIB = 4;
 
 /** Records in each ring. */
 const RING = 4096;
+/** How long close() lets the worker read its way to the stop before it terminates it. */
+const CLOSE_MS = 2000;
+const DISCARD = (): void => undefined;
 /** How soon a sleeping worker is woken for quiet events (TICKET_QUIET), in ms. */
 const QUIET_WAKE_MS = 1;
 
@@ -184,17 +187,28 @@ export class TicketWorker {
     return (this.overflow.length - this.overflowHead) / 4;
   }
 
-  /** Stops the worker (its actors and their timers go with it). */
+  /**
+   * Stops the worker (its actors and their timers go with it): it reads the stop after the events
+   * before it, its reports drained and thrown away meanwhile; one that has not exited within
+   * CLOSE_MS (a defect, or a backlog that long) is terminated.
+   */
   close(): Promise<void> {
     if (this.closing) return this.closing;
     this.closing = new Promise<void>((resolve) => {
-      this.worker.once('exit', () => resolve());
+      const deadline = setTimeout(() => void this.worker.terminate(), CLOSE_MS);
+      deadline.unref();
+      this.worker.once('exit', () => {
+        clearTimeout(deadline);
+        resolve();
+      });
       this.overflow = [];
       this.overflowHead = 0;
       this.clearTimers();
       if (!this.events.push(TICKET_EVENT_KIND.stop, 0, 0, 0)) void this.worker.terminate();
       this.events.wake();
     });
+    // Closing now: the reports already waiting are thrown away, making room for any the worker is blocked on.
+    this.drainReports();
     return this.closing;
   }
 
@@ -244,15 +258,16 @@ export class TicketWorker {
   /** Hands every waiting report to `onReport`; `listen`: then raises the flag the worker's next wake takes down (after its message). */
   private drainReports(listen = true): void {
     // A worker that has ended (or is being closed) reports nothing more: what its ring still
-    // holds is about actors that are gone, and a replacement's slots must not hear it.
-    if (this.closing) return;
-    const each = this.eachReport;
+    // holds is about actors that are gone, and a replacement's slots must not hear it. It is
+    // drained all the same, and thrown away: a worker closed with its report ring full waits for
+    // room before it reads its next event, and the stop is one of them.
+    const each = this.closing ? DISCARD : this.eachReport;
     if (listen) {
       do this.reports.drain(each);
       while (!this.reports.listen());
     } else this.reports.drain(each);
     // The worker took events: room for those that waited (and a timer pushes them if no report comes).
-    if (this.overflow.length > 0) this.flush();
+    if (this.overflow.length > 0 && !this.closing) this.flush();
   }
 
   private ended(error: Error): void {
