@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { BlockCache, namespaceId } from '../../engine/runtime/catalog/index.js';
 import type { Logger } from '../../engine/runtime/log/index.js';
-import { ChainMemo, HEADER_BYTES, LOOKUP_REPLY_BYTES, NamespaceMemo, decodeLookupRequest, encodeLookupRequest, writeFrameHeader, writeLookupReply, type LookupRequest } from '../../engine/runtime/protocol/index.js';
+import { ChainMemo, HEADER_BYTES, LOOKUP_REPLY_BYTES, LOOKUP_REPLY_GRANT_AT, NamespaceMemo, decodeLookupRequest, encodeLookupRequest, writeFrameHeader, writeLookupReply, type LookupRequest } from '../../engine/runtime/protocol/index.js';
 import { CacheService, type LookupReply } from '../../engine/runtime/service/index.js';
 import { Session } from '../../engine/runtime/session/index.js';
 import { DramArena } from '../../engine/runtime/tiers/index.js';
@@ -52,7 +52,7 @@ for (let i = 0; i < n; i++) {
     t2 = process.hrtime.bigint();
     const out = Buffer.allocUnsafe(HEADER_BYTES + LOOKUP_REPLY_BYTES);
     writeFrameHeader(out, 0x21, i + 1, LOOKUP_REPLY_BYTES);
-    if (tickets.writeGrant) writeLookupReply(out, HEADER_BYTES, r, (r.state === 'ready' && tickets.writeGrant(r.ticket, out, HEADER_BYTES + 28, true)) || undefined);
+    if (tickets.writeGrant) writeLookupReply(out, HEADER_BYTES, r, (r.state === 'ready' && tickets.writeGrant(r.ticket, out, HEADER_BYTES + LOOKUP_REPLY_GRANT_AT, true)) || undefined);
     else writeLookupReply(out, HEADER_BYTES, r, r.state === 'ready' ? tickets.grantAhead(r.ticket) : undefined);
     ticket = r.ticket;
     t3 = process.hrtime.bigint();

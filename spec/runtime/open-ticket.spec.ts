@@ -32,7 +32,7 @@ function queuedTicket() {
 describe('runtime/service: an open ticket whose actor reports later (the ticket worker)', () => {
   it('the history says what the client was told and where its RELEASE takes the ticket; a report from before the RELEASE does not take it back', () => {
     const { ticket, sent, state } = queuedTicket();
-    ticket.answerAhead('ready', { ticket: ticket.id, state: 'ready', boundary: 2, matched: 2, tiers: { dram: 2, ssd: 0 } }, { type: 'OPEN', deadlineMs: 1000, agreed: 2 });
+    ticket.answerAhead({ ticket: ticket.id, state: 'ready', boundary: 2, matched: 2, tiers: { dram: 2, ssd: 0 } }, { type: 'OPEN', deadlineMs: 1000, agreed: 2 });
     assert.equal(state(), 'ready', 'answered ahead: written as told');
     assert.equal(ticket.askRelease(false), 'pending', 'the state this thread knows (nobody is answered)');
     assert.deepEqual(sent.map((e) => e.type), ['OPEN', 'RELEASE'], 'the OPEN goes first');
@@ -45,7 +45,7 @@ describe('runtime/service: an open ticket whose actor reports later (the ticket 
 
   it('an end other than the one written ahead (a lease that expired first) is what the history keeps', () => {
     const { ticket, state } = queuedTicket();
-    ticket.answerAhead('ready', { ticket: ticket.id, state: 'ready', boundary: 2, matched: 2, tiers: { dram: 2, ssd: 0 } }, { type: 'OPEN', deadlineMs: 1000, agreed: 2 });
+    ticket.answerAhead({ ticket: ticket.id, state: 'ready', boundary: 2, matched: 2, tiers: { dram: 2, ssd: 0 } }, { type: 'OPEN', deadlineMs: 1000, agreed: 2 });
     ticket.askRelease(false);
     ticket.observe('ready');
     ticket.observe('expired');

@@ -257,6 +257,6 @@ export function decodeLookupReply(p: Buffer): LookupReplyFields | { problem: str
     boundary: flags & 1 ? p.readUInt32LE(12) : null,
     matched: p.readUInt32LE(16),
     tiers: { dram: p.readUInt32LE(20), ssd: p.readUInt32LE(24) },
-    ...(flags & 2 ? { grant: p.toString('hex', 28, 44) } : {}),
+    ...(flags & 2 ? { grant: p.toString('hex', LOOKUP_REPLY_GRANT_AT, LOOKUP_REPLY_BYTES) } : {}),
   };
 }

@@ -186,13 +186,13 @@ export class CacheService {
       // Where the OPEN takes the slot's actor: a ticket it settles is answered now.
       const to = this.openings.targetOf(slot.state, first.matched);
       if (to === 'ready' || to === 'miss') {
-        const reply: LookupReply = { ticket: id, state: to, boundary: to === 'ready' ? first.matched : 0, matched: first.matched, tiers: first.tiers };
-        if (early === undefined) return this.openAhead(session, req, id, ns, keys, first, slot, to, reply, started);
+        const reply = { ticket: id, state: to, boundary: to === 'ready' ? first.matched : 0, matched: first.matched, tiers: first.tiers };
+        if (early === undefined) return this.openAhead(session, req, id, ns, keys, first, slot, reply, started);
         // Filed even if writing the reply threw: the ticket then ends with its session, its slot and leases given back.
         try {
           early(reply);
         } finally {
-          this.openAhead(session, req, id, ns, keys, first, slot, to, reply, started);
+          this.openAhead(session, req, id, ns, keys, first, slot, reply, started);
         }
         return null;
       }
@@ -255,16 +255,16 @@ export class CacheService {
   }
 
   /**
-   * A solo ticket answered `reply` (ready or miss, where the OPEN takes its actor): opened, seated,
+   * A solo ticket answered `reply` (ready or miss: where the OPEN takes its actor): opened, seated,
    * leased, and its actor handed the OPEN (the worker's now, an in-process one once this turn's
    * replies are written).
    */
-  private openAhead(session: Session, req: LookupRequest, id: number, ns: string, keys: readonly string[], first: Probe, slot: TicketSlot, to: 'ready' | 'miss', reply: LookupReply, started: number): LookupReply {
+  private openAhead(session: Session, req: LookupRequest, id: number, ns: string, keys: readonly string[], first: Probe, slot: TicketSlot, reply: LookupReply & { state: 'ready' | 'miss' }, started: number): LookupReply {
     const ticket = this.openTicket(session, req, id, ns, keys, started);
     this.seat(ticket, slot);
     this.take(ticket, first);
     this.ahead.answered++;
-    ticket.answerAhead(to, reply, { type: 'OPEN', deadlineMs: req.deadlineMs, agreed: first.matched });
+    ticket.answerAhead(reply, { type: 'OPEN', deadlineMs: req.deadlineMs, agreed: first.matched });
     if (this.runner.queued) ticket.open();
     else {
       if (this.toOpen.length === 0) queueMicrotask(this.openAll);

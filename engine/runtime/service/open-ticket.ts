@@ -185,14 +185,15 @@ export class OpenTicket implements SessionTicket, RankMember {
   }
 
   /**
-   * Answers the ticket as `state` (ready with `boundary`, or miss) before its actor takes
+   * Answers the ticket as `reply` says (ready with its boundary, or miss) before its actor takes
    * `opening`, the OPEN the table says takes it there: the reply goes out first, and `open()`
    * (the service calls it right after, in the same turn, and any event sent to the ticket
    * first) hands the actor the OPEN. The history and the metrics are filled from the actor's
    * step, as for every ticket.
    */
-  answerAhead(state: 'ready' | 'miss', reply: LookupReply, opening: TicketEvent): LookupReply {
+  answerAhead(reply: LookupReply & { state: 'ready' | 'miss' }, opening: TicketEvent): LookupReply {
     this.opening = opening;
+    const state = reply.state;
     const boundary = reply.boundary ?? 0;
     this.boundary = boundary;
     this.answerAs(state, reply);

@@ -5,7 +5,7 @@
  *
  * A grant is kept as a key: its 16 bytes as 8 UTF-16 code units (two bytes each, the first the
  * high one), a string a table holds and compares cheaply. A binary LOOKUP reply carries the bytes
- * (`take` copies them straight into it), a JSON one their 32 lowercase hex digits (`grantHex`), and
+ * (`take` writes them straight into it from the key, as `writeGrant` does for a grant made before), a JSON one their 32 lowercase hex digits (`grantHex`), and
  * a RESTORE names the grant by those digits (`grantKey` turns them back). All of it in JavaScript:
  * the binary reply's grant costs the lookup's path no call into Node's C++ (a string made from
  * hex and written back as hex were two, and each is a cold call at the rates an engine asks).
@@ -60,11 +60,11 @@ export class GrantSource {
     }
     const p = this.pool;
     const from = this.at;
-    if (out !== undefined) for (let i = 0; i < GRANT_BYTES; i++) out[at + i] = p[from + i]!;
     const key = String.fromCharCode(
       (p[from]! << 8) | p[from + 1]!, (p[from + 2]! << 8) | p[from + 3]!, (p[from + 4]! << 8) | p[from + 5]!, (p[from + 6]! << 8) | p[from + 7]!,
       (p[from + 8]! << 8) | p[from + 9]!, (p[from + 10]! << 8) | p[from + 11]!, (p[from + 12]! << 8) | p[from + 13]!, (p[from + 14]! << 8) | p[from + 15]!,
     );
+    if (out !== undefined) writeGrant(key, out, at);
     // Spent bytes are overwritten, so the pool never holds a grant already handed out.
     for (let i = 0; i < GRANT_BYTES; i++) p[from + i] = 0;
     this.at += GRANT_BYTES;
